@@ -1,0 +1,65 @@
+// swift-tools-version:6.1
+// hotword — an offline wake-word daemon. Data flows one way:
+//   audio in (HotwordAudio) → features → model → detector (HotwordCore) → events → assistant (HotwordAssistant)
+// HotwordCore does no I/O; C libraries enter only through the small C* system-library targets.
+import PackageDescription
+
+/// A C library from Debian, found with pkg-config; `apt` names the package that provides it.
+func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
+    .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
+let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+
+let package = Package(
+    name: "hotword",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "hotword", targets: ["hotword"]),
+        .library(name: "HotwordCore", targets: ["HotwordCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        // C libraries (Debian packages in parentheses)
+        systemLibrary("CALSA", pkgConfig: "alsa", apt: "libasound2-dev"),
+        systemLibrary("CFFTW", pkgConfig: "fftw3f", apt: "libfftw3-dev"),
+        systemLibrary("CSndFile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
+        systemLibrary("CSampleRate", pkgConfig: "samplerate", apt: "libsamplerate0-dev"),
+        systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
+        systemLibrary("CPocketSphinx", pkgConfig: "pocketsphinx", apt: "libpocketsphinx-dev"),
+        systemLibrary("CEspeakNG", pkgConfig: "espeak-ng", apt: "libespeak-ng-dev"),
+
+        // Features, model, detector: pure computation, no I/O.
+        .target(name: "HotwordCore", dependencies: ["CFFTW"]),
+        // Audio in and out: files, resampling, ring buffer, ALSA.
+        .target(name: "HotwordAudio", dependencies: [
+            "CALSA", "CSndFile", "CSampleRate",
+            .product(name: "Atomics", package: "swift-atomics"), logging,
+        ]),
+        // Data synthesis, augmentation, training, evaluation and tuning.
+        .target(name: "HotwordTraining", dependencies: ["HotwordCore", "HotwordAudio", logging]),
+        // The voice assistant: listen loop, speech to text, SUSI client, text to speech, configuration.
+        .target(name: "HotwordAssistant", dependencies: [
+            "HotwordCore", "HotwordAudio", "CCurl", "CPocketSphinx", "CEspeakNG",
+            .product(name: "TOMLKit", package: "TOMLKit"), logging,
+        ]),
+        // The command-line tool: thin commands over the modules above.
+        .executableTarget(name: "hotword", dependencies: [
+            "HotwordCore", "HotwordAudio", "HotwordTraining", "HotwordAssistant",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
+        ]),
+
+        // Shared by the test targets: paths to ../shared, temporary folders, ALSA file-plugin devices.
+        .target(name: "HotwordTestSupport", path: "Tests/HotwordTestSupport"),
+        .testTarget(name: "HotwordCoreTests", dependencies: ["HotwordCore", "HotwordTestSupport"]),
+        .testTarget(name: "HotwordAudioTests", dependencies: ["HotwordAudio", "HotwordTestSupport"]),
+        .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordTestSupport"]),
+        .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordTestSupport"]),
+        .testTarget(name: "hotwordCLITests", dependencies: ["hotword", "HotwordTestSupport"]),
+    ]
+)

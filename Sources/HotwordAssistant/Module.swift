@@ -1,0 +1,1 @@
+// HotwordAssistant: the voice assistant: listen loop, STT, SUSI client, TTS, configuration.

@@ -1,0 +1,1 @@
+// HotwordAudio: audio in and out: files, resampling, ring buffer, ALSA.

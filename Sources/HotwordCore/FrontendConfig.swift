@@ -1,0 +1,84 @@
+/// Every parameter of the feature frontend. It is stored in each model file, so a model
+/// trained with other settings still gets exactly the features it was trained on.
+///
+/// The pipeline (Kaldi / whisper.cpp style): frames of `frameLength` samples every
+/// `frameShift` samples → optional DC removal and pre-emphasis → window → |FFT|² →
+/// mel filterbank → log(max(x, logFloor)) → optional DCT-II (MFCC) → optional streaming
+/// mean normalisation.
+public struct FrontendConfig: Sendable, Hashable, Codable {
+    /// Input sample rate in Hz; every model runs at 16 kHz.
+    public var sampleRate: Int
+    /// Analysis window length in samples (400 = 25 ms).
+    public var frameLength: Int
+    /// Hop between frames in samples (160 = 10 ms).
+    public var frameShift: Int
+    /// FFT length, a power of two ≥ `frameLength` (the frame is zero-padded).
+    public var fftSize: Int
+    /// Subtract each frame's mean before pre-emphasis (Kaldi's `remove_dc_offset`).
+    public var removeDCOffset: Bool
+    /// Pre-emphasis coefficient: y[n] = x[n] − k·x[n−1] within the frame; 0 turns it off.
+    public var preEmphasis: Float
+    public var window: WindowFunction
+    /// Number of triangular mel filters.
+    public var melBands: Int
+    /// Lowest and highest filter edge in Hz.
+    public var lowFrequency: Float
+    public var highFrequency: Float
+    public var melScale: MelScale
+    /// Mel energies below this are clamped before the log, so silence gives a finite floor.
+    public var logFloor: Float
+    /// 0 gives log-mel features; n > 0 keeps the first n coefficients of an orthonormal DCT-II (MFCC).
+    public var cepstralCoefficients: Int
+    public var normalisation: FeatureNormalisation
+
+    public init(
+        sampleRate: Int = 16_000, frameLength: Int = 400, frameShift: Int = 160, fftSize: Int = 512,
+        removeDCOffset: Bool = true, preEmphasis: Float = 0.97, window: WindowFunction = .hann,
+        melBands: Int = 40, lowFrequency: Float = 20, highFrequency: Float = 7_600,
+        melScale: MelScale = .htk, logFloor: Float = 1e-6, cepstralCoefficients: Int = 0,
+        normalisation: FeatureNormalisation = .none
+    ) {
+        self.sampleRate = sampleRate
+        self.frameLength = frameLength
+        self.frameShift = frameShift
+        self.fftSize = fftSize
+        self.removeDCOffset = removeDCOffset
+        self.preEmphasis = preEmphasis
+        self.window = window
+        self.melBands = melBands
+        self.lowFrequency = lowFrequency
+        self.highFrequency = highFrequency
+        self.melScale = melScale
+        self.logFloor = logFloor
+        self.cepstralCoefficients = cepstralCoefficients
+        self.normalisation = normalisation
+    }
+
+    /// Values per feature frame.
+    public var featureCount: Int { cepstralCoefficients > 0 ? cepstralCoefficients : melBands }
+}
+
+public enum WindowFunction: String, Sendable, Hashable, Codable, CaseIterable {
+    /// 0.5 − 0.5·cos(2πn/(N−1))
+    case hann
+    /// 0.54 − 0.46·cos(2πn/(N−1))
+    case hamming
+    /// Kaldi's default: hann^0.85
+    case povey
+    /// No window.
+    case rectangular
+}
+
+public enum MelScale: String, Sendable, Hashable, Codable, CaseIterable {
+    /// mel = 2595·log10(1 + f/700) (HTK, Kaldi).
+    case htk
+    /// Slaney's Auditory Toolbox: linear below 1 kHz, logarithmic above (librosa's default).
+    case slaney
+}
+
+public enum FeatureNormalisation: Sendable, Hashable, Codable {
+    case none
+    /// Subtract a running per-coefficient mean with an exponential time constant in seconds
+    /// (streaming cepstral mean normalisation); the mean starts at zero.
+    case runningMean(timeConstant: Float)
+}

@@ -1,0 +1,1 @@
+// HotwordTraining: synthesis, augmentation, training, evaluation, tuning.

@@ -1,0 +1,16 @@
+import ArgumentParser
+
+/// The `hotword` command: every subcommand is a small type in this folder.
+@main
+struct Hotword: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hotword",
+        abstract: "Offline wake-word detection and voice assistant.",
+        version: HotwordVersion.current,
+        subcommands: []
+    )
+}
+
+enum HotwordVersion {
+    static let current = "0.1.0"
+}

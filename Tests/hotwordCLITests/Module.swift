@@ -1,0 +1,1 @@
+// Tests that run the hotword binary.

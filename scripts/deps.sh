@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages hotword builds against and tests with, when any is missing.
+set -euo pipefail
+packages=(
+  libasound2-dev alsa-utils          # ALSA capture and playback (alsa-utils: arecord/aplay for tests and users)
+  libfftw3-dev                       # FFT for the feature frontend
+  libsndfile1-dev libsamplerate0-dev # reading/writing audio files, sample-rate conversion
+  libcurl4-openssl-dev               # HTTP: SUSI server, HTTP speech-to-text
+  libpocketsphinx-dev pocketsphinx-en-us  # embedded offline speech-to-text
+  libespeak-ng-dev espeak-ng         # embedded text-to-speech and synthetic training voices
+  flite                              # more synthetic training voices
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
