@@ -52,18 +52,22 @@ public enum AudioFileReader {
 
         let blockFrames = 4_096
         var interleaved = [Float](repeating: 0, count: blockFrames * info.channels)
-        var mono = [Float](repeating: 0, count: blockFrames)
+        var mono = [Float](repeating: 0, count: info.channels == 1 ? 0 : blockFrames)
         var samples: [Float] = []
-        samples.reserveCapacity(Int(Double(info.frames) * Double(sampleRate) / Double(info.sampleRate)) + 64)
+        // The header's length is only a hint (a corrupt one could claim days), so the up-front
+        // reservation is capped; longer files simply grow the array.
+        let expected = Double(info.frames) * Double(sampleRate) / Double(info.sampleRate)
+        samples.reserveCapacity(Int(min(expected, Double(sampleRate) * 600)) + 64)
         while true {
             let framesRead = Int(interleaved.withUnsafeMutableBufferPointer {
                 sf_readf_float(file.handle, $0.baseAddress, sf_count_t(blockFrames))
             })
             guard framesRead > 0 else { break }
-            downmix(interleaved, channels: info.channels, frames: framesRead, into: &mono)
+            if info.channels > 1 { downmix(interleaved, channels: info.channels, frames: framesRead, into: &mono) }
+            let block = info.channels == 1 ? interleaved : mono
             do {
-                try mono.withUnsafeBufferPointer { (block) throws(ResamplerError) in
-                    let valid = UnsafeBufferPointer(rebasing: block[0..<framesRead])
+                try block.withUnsafeBufferPointer { (buffer) throws(ResamplerError) in
+                    let valid = UnsafeBufferPointer(rebasing: buffer[0..<framesRead])
                     if let resampler { try resampler.process(valid, appendingTo: &samples) } else { samples.append(contentsOf: valid) }
                 }
             } catch {
@@ -72,7 +76,7 @@ public enum AudioFileReader {
         }
         // A short read is the end of the file unless libsndfile recorded an error (I/O, truncation).
         if sf_error(file.handle) != 0 {
-            throw .unreadable(path: file.path, reason: SndFile.errorText(file.handle))
+            throw .unreadable(path: file.path, reason: ErrorText.sndfile(file.handle))
         }
         do {
             try resampler?.flush(appendingTo: &samples)
@@ -86,14 +90,6 @@ public enum AudioFileReader {
 
     /// Mean of the channels: keeps the level of a signal present in every channel, unlike a sum.
     private static func downmix(_ interleaved: [Float], channels: Int, frames: Int, into mono: inout [Float]) {
-        if channels == 1 {
-            mono.withUnsafeMutableBufferPointer { target in
-                interleaved.withUnsafeBufferPointer { source in
-                    target.baseAddress!.update(from: source.baseAddress!, count: frames)
-                }
-            }
-            return
-        }
         let scale = 1 / Float(channels)
         for frame in 0..<frames {
             var sum: Float = 0
@@ -114,20 +110,23 @@ private final class SoundFile {
         let path = url.path
         // We open the file ourselves because libsndfile reports missing files, directories and
         // I/O errors alike as "Format not recognised"; the first byte read tells them apart.
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO must fail (pread: illegal seek) rather than hang waiting for a writer.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             throw errno == ENOENT || errno == ENOTDIR
-                ? .missing(path: path) : .unreadable(path: path, reason: SndFile.systemErrorText())
+                ? .missing(path: path) : .unreadable(path: path, reason: ErrorText.system())
         }
         var probe: UInt8 = 0
         guard pread(descriptor, &probe, 1, 0) >= 0 else {
-            let reason = SndFile.systemErrorText()
+            let reason = ErrorText.system()
             close(descriptor)
             throw .unreadable(path: path, reason: reason)
         }
         var raw = SF_INFO()
         guard let handle = sf_open_fd(descriptor, Int32(SFM_READ), &raw, 0) else {
-            let reason = SndFile.errorText(nil)
+            // libsndfile keeps the error of a failed open in one global: with two opens failing
+            // at the same moment on different threads, the reason may belong to the other file.
+            let reason = ErrorText.sndfile(nil)
             let code = sf_error(nil)
             close(descriptor)
             switch Int(code) {
@@ -137,6 +136,8 @@ private final class SoundFile {
             }
         }
         let rate = Int(raw.samplerate), channels = Int(raw.channels)
+        // libsndfile already refuses zero channels in the formats we know; checked anyway because
+        // the downmix divides by the count.
         let problem: String? =
             if channels < 1 { "it has \(channels) channels" }
             else if !AudioFileReader.acceptedSampleRates.contains(rate) {

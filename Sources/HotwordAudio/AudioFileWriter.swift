@@ -41,7 +41,7 @@ public enum AudioFileWriter {
         // O_EXCL: never write through a file or link that someone else put there.
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else {
-            throw .cannotWrite(path: path, reason: "cannot create temporary file \(temporary): \(SndFile.systemErrorText())")
+            throw .cannotWrite(path: path, reason: "cannot create temporary file \(temporary): \(ErrorText.system())")
         }
         var failure: AudioFileError?
         do throws(AudioFileError) {
@@ -50,16 +50,16 @@ public enum AudioFileWriter {
             // Data must be on disk before the rename makes it visible, or a crash could leave an
             // empty file under the final name.
             if fsync(descriptor) != 0 {
-                throw .cannotWrite(path: path, reason: "fsync failed: \(SndFile.systemErrorText())")
+                throw .cannotWrite(path: path, reason: "fsync failed: \(ErrorText.system())")
             }
         } catch {
             failure = error
         }
         if close(descriptor) != 0, failure == nil {
-            failure = .cannotWrite(path: path, reason: "close failed: \(SndFile.systemErrorText())")
+            failure = .cannotWrite(path: path, reason: "close failed: \(ErrorText.system())")
         }
         if failure == nil, rename(temporary, path) != 0 {
-            failure = .cannotWrite(path: path, reason: "cannot rename \(temporary) to it: \(SndFile.systemErrorText())")
+            failure = .cannotWrite(path: path, reason: "cannot rename \(temporary) to it: \(ErrorText.system())")
         }
         if let failure {
             unlink(temporary)
@@ -84,14 +84,14 @@ public enum AudioFileWriter {
             throw .cannotWrite(path: path, reason: "libsndfile cannot write a \(encoding) WAV at \(sampleRate) Hz with \(channels) channels")
         }
         guard let file = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, 0) else {
-            throw .cannotWrite(path: path, reason: SndFile.errorText(nil))
+            throw .cannotWrite(path: path, reason: ErrorText.sndfile(nil))
         }
         sf_command(file, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
         let frames = samples.count / channels
         let written = frames == 0 ? 0 : samples.withUnsafeBufferPointer {
             Int(sf_writef_float(file, $0.baseAddress, sf_count_t(frames)))
         }
-        let writeError = written == frames ? nil : SndFile.errorText(file)
+        let writeError = written == frames ? nil : ErrorText.sndfile(file)
         // sf_close rewrites the header with the final sizes, so it can fail on a full disk too.
         let closeCode = sf_close(file)
         if let writeError {

@@ -137,6 +137,16 @@ struct EncodedFileCase: Sendable, CustomTestStringConvertible {
         #expect(error.description.contains("Input/output error"))
     }
 
+    /// A named pipe with no writer: reading must fail at once instead of waiting for audio.
+    @Test(.timeLimit(.minutes(1)))
+    func fifoIsUnreadableWithoutBlocking() throws {
+        let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("pipe.wav")
+        try #require(mkfifo(url.path, 0o600) == 0)
+        try expectError(reading: url, is: { if case .unreadable = $0 { true } else { false } })
+    }
+
     /// Root reads regardless of permissions, so this runs only for ordinary users (as in CI).
     @Test(.enabled(if: geteuid() != 0, "root ignores file permissions"))
     func permissionDeniedIsUnreadable() throws {

@@ -22,6 +22,18 @@ import Testing
         #expect(Signals.sineAmplitude(Signals.middle(output)) < 0.005)
     }
 
+    /// The quality setting reaches libsamplerate: near the output Nyquist frequency (7.5 kHz at
+    /// 16 kHz) `best` is flat, `medium` rolls off (about −13 dB), `fastest` much more (about −35 dB).
+    @Test func qualityDecidesHowFarThePassBandReaches() throws {
+        let input = Signals.sine(frequency: 7_500, sampleRate: 48_000, seconds: 0.5, amplitude: 0.5)
+        func level(_ quality: Resampler.Quality) throws -> Double {
+            Signals.sineAmplitude(Signals.middle(try Resampler.convert(input, from: 48_000, to: 16_000, quality: quality)))
+        }
+        #expect(try level(.best) > 0.49)
+        #expect((0.05...0.25).contains(try level(.medium)))
+        #expect(try level(.fastest) < 0.03)
+    }
+
     @Test(arguments: [44_100.0, 8_000.0])
     func streamingInRandomChunksEqualsOneShot(inputRate: Double) throws {
         let input = Signals.sine(frequency: 440, sampleRate: inputRate, seconds: 2, amplitude: 0.8)
