@@ -1,0 +1,3 @@
+extension FrontendConfig {
+    func validate() throws {}
+}
