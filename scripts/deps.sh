@@ -9,6 +9,7 @@ packages=(
   libpocketsphinx-dev pocketsphinx-en-us  # embedded offline speech-to-text
   libespeak-ng-dev espeak-ng         # embedded text-to-speech and synthetic training voices
   flite                              # more synthetic training voices
+  sox libsox-fmt-base                # tests: an independent encoder/decoder (FLAC, OGG, WAV) to check our audio files against
 )
 missing=()
 for p in "${packages[@]}"; do

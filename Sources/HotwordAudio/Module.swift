@@ -1,1 +1,0 @@
-// HotwordAudio: audio in and out: files, resampling, ring buffer, ALSA.
