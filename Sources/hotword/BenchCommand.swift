@@ -86,7 +86,7 @@ struct BenchCommand: ParsableCommand {
         guard let audio else { return Self.syntheticMinute(length: length) }
         let samples: [Float]
         do {
-            samples = try AudioFileReader.read(URL(fileURLWithPath: audio))
+            samples = try AudioFileReader.read(URL(fileURLWithPath: audio)).samples
         } catch {
             throw ValidationError("\(error)")
         }
@@ -123,6 +123,6 @@ private func cpuSeconds(_ work: () -> Void) -> Double {
 
 private func peakResidentKilobytes() -> Int {
     var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
     return usage.ru_maxrss
 }

@@ -33,7 +33,7 @@ struct DetectCommand: ParsableCommand {
         for file in files {
             let samples: [Float]
             do {
-                samples = try AudioFileReader.read(URL(fileURLWithPath: file))
+                samples = try AudioFileReader.read(URL(fileURLWithPath: file)).samples
             } catch {
                 printError("\(error)")
                 failures += 1

@@ -17,14 +17,14 @@ enum ToneModels {
     /// score = σ(gain · (band − mean of the others) − bias), one keyword per tone.
     static func model(keyword: String, frequency: Double, detection: DetectionDefaults = DetectionDefaults()) -> KeywordModel {
         let bands = frontend.melBands, target = band(of: frequency)
-        var weights = [Float](repeating: -0.5 / Float(bands - 1), count: bands)
-        weights[target] = 0.5
+        var weights = [Float](repeating: -0.25 / Float(bands - 1), count: bands)
+        weights[target] = 0.25
         return KeywordModel(
             keywords: [keyword], frontend: frontend,
             layers: [
                 .conv1D(Conv1DLayer(inputs: bands, outputs: 1, kernelSize: 3, stride: 2, activation: .linear,
                                     weights: weights + weights + weights, bias: [0])),
-                .dense(DenseLayer(inputs: 1, outputs: 1, activation: .sigmoid, weights: [1], bias: [-3])),
+                .dense(DenseLayer(inputs: 1, outputs: 1, activation: .sigmoid, weights: [1], bias: [-5])),
             ],
             detection: detection)
     }
@@ -84,14 +84,14 @@ enum ToneModels {
     }
 
     @Test func refractoryPeriodAndTriggerLevel() throws {
-        // Two bursts 0.6 s apart: one detection with a 1 s refractory period, two with 0.2 s.
+        // Two bursts 0.6 s apart: one detection with a 1 s refractory period, two with 0.4 s.
         let signal = ToneModels.signal(seconds: 4, tones: [(1, 1_000), (1.6, 1_000)], length: 0.3)
         func count(_ settings: KeywordSettings) throws -> Int {
             try Detector(models: [ToneModels.model(keyword: "beep", frequency: 1_000)], settings: ["beep": settings])
                 .process(signal).detections.count
         }
         #expect(try count(KeywordSettings(refractorySeconds: 1)) == 1)
-        #expect(try count(KeywordSettings(refractorySeconds: 0.2)) == 2)
+        #expect(try count(KeywordSettings(refractorySeconds: 0.4)) == 2)
         // A burst of 0.3 s gives ~15 outputs above threshold; asking for 40 in a row finds none.
         #expect(try count(KeywordSettings(triggerLevel: 40)) == 0)
     }
@@ -106,7 +106,7 @@ enum ToneModels {
         #expect(throws: DetectorError.self) { try detector.setSensitivity(1.5, for: "beep") }
         #expect(throws: DetectorError.unknownKeyword("boop", known: ["beep"])) { try detector.setSensitivity(0.5, for: "boop") }
         // At sensitivity 0 (threshold 0.99) a weak tone is not enough; at 1 (threshold 0.3) it is.
-        let weak = ToneModels.signal(seconds: 3, tones: [(1, 1_000)], amplitude: 0.3)
+        let weak = ToneModels.signal(seconds: 3, tones: [(1, 1_000)], amplitude: 0.02)
         func detections(at sensitivity: Float) throws -> Int {
             try Detector(models: [ToneModels.model(keyword: "beep", frequency: 1_000)],
                          settings: ["beep": KeywordSettings(sensitivity: sensitivity)]).process(weak).detections.count

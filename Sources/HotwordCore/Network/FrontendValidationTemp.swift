@@ -1,3 +1,0 @@
-extension FrontendConfig {
-    func validate() throws {}
-}
