@@ -36,27 +36,29 @@ let package = Package(
 
         // Features, model, detector: pure computation, no I/O.
         .target(name: "HotwordCore", dependencies: ["CFFTW"]),
+        // Model files: load, save atomically, find the bundled models by name.
+        .target(name: "HotwordModels", dependencies: ["HotwordCore"]),
         // Audio in and out: files, resampling, ring buffer, ALSA.
         .target(name: "HotwordAudio", dependencies: [
             "CALSA", "CSndFile", "CSampleRate",
             .product(name: "Atomics", package: "swift-atomics"), logging,
         ]),
         // Data synthesis, augmentation, training, evaluation and tuning.
-        .target(name: "HotwordTraining", dependencies: ["HotwordCore", "HotwordAudio", logging]),
+        .target(name: "HotwordTraining", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", logging]),
         // The voice assistant: listen loop, speech to text, SUSI client, text to speech, configuration.
         .target(name: "HotwordAssistant", dependencies: [
-            "HotwordCore", "HotwordAudio", "CCurl", "CPocketSphinx", "CEspeakNG",
+            "HotwordCore", "HotwordModels", "HotwordAudio", "CCurl", "CPocketSphinx", "CEspeakNG",
             .product(name: "TOMLKit", package: "TOMLKit"), logging,
         ]),
         // The command-line tool: thin commands over the modules above.
         .executableTarget(name: "hotword", dependencies: [
-            "HotwordCore", "HotwordAudio", "HotwordTraining", "HotwordAssistant",
+            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTraining", "HotwordAssistant",
             .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
         ]),
 
         // Shared by the test targets: paths to ../shared, temporary folders, ALSA file-plugin devices.
         .target(name: "HotwordTestSupport", path: "Tests/HotwordTestSupport"),
-        .testTarget(name: "HotwordCoreTests", dependencies: ["HotwordCore", "HotwordTestSupport"]),
+        .testTarget(name: "HotwordCoreTests", dependencies: ["HotwordCore", "HotwordModels", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAudioTests", dependencies: ["HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordTestSupport"]),

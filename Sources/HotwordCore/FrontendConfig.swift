@@ -21,7 +21,9 @@ public struct FrontendConfig: Sendable, Hashable, Codable {
     public var window: WindowFunction
     /// Number of triangular mel filters.
     public var melBands: Int
-    /// Lowest and highest filter edge in Hz.
+    /// Lowest and highest filter edge in Hz. The default top edge, 7 kHz, stays inside the
+    /// pass band of the live 44.1/48 kHz → 16 kHz resampler (flat to 7 kHz), so captured audio
+    /// has the same spectrum as the 16 kHz recordings the models are trained on.
     public var lowFrequency: Float
     public var highFrequency: Float
     public var melScale: MelScale
@@ -34,7 +36,7 @@ public struct FrontendConfig: Sendable, Hashable, Codable {
     public init(
         sampleRate: Int = 16_000, frameLength: Int = 400, frameShift: Int = 160, fftSize: Int = 512,
         removeDCOffset: Bool = true, preEmphasis: Float = 0.97, window: WindowFunction = .hann,
-        melBands: Int = 40, lowFrequency: Float = 20, highFrequency: Float = 7_600,
+        melBands: Int = 40, lowFrequency: Float = 20, highFrequency: Float = 7_000,
         melScale: MelScale = .htk, logFloor: Float = 1e-6, cepstralCoefficients: Int = 0,
         normalisation: FeatureNormalisation = .none
     ) {

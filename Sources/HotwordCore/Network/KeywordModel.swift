@@ -1,0 +1,143 @@
+/// A trained keyword spotter: which words it hears, the features it was trained on, its
+/// network, how its scores become detections, and how it was made.
+///
+/// The network maps one feature frame at a time to either one sigmoid score per keyword
+/// (last activation `sigmoid`, outputs == keywords) or a softmax over
+/// [background, keyword 1, …] (last activation `softmax`, outputs == keywords + 1).
+public struct KeywordModel: Sendable, Hashable {
+    public var keywords: [String]
+    public var frontend: FrontendConfig
+    public var layers: [Layer]
+    public var detection: DetectionDefaults
+    public var training: TrainingRecord
+
+    public init(
+        keywords: [String], frontend: FrontendConfig, layers: [Layer],
+        detection: DetectionDefaults = DetectionDefaults(), training: TrainingRecord = TrainingRecord()
+    ) {
+        self.keywords = keywords
+        self.frontend = frontend
+        self.layers = layers
+        self.detection = detection
+        self.training = training
+    }
+
+    public var parameterCount: Int { layers.reduce(0) { $0 + $1.parameterCount } }
+
+    /// Feature frames per network output (the product of the layers' strides).
+    public var totalStride: Int { layers.reduce(1) { $0 * $1.stride } }
+
+    /// Feature frames one output depends on, for the convolutional part (a GRU remembers longer).
+    public var receptiveField: Int {
+        var field = 1, spacing = 1
+        for layer in layers {
+            if case .conv1D(let conv) = layer { field += (conv.receptiveField - 1) * spacing }
+            spacing *= layer.stride
+        }
+        return field
+    }
+
+    /// Multiply-adds per second of audio, counting each layer at its own frame rate.
+    public var multiplyAddsPerSecond: Double {
+        var framesPerSecond = Double(frontend.sampleRate) / Double(frontend.frameShift)
+        var total = 0.0
+        for layer in layers {
+            framesPerSecond /= Double(layer.stride)
+            total += framesPerSecond * Double(layer.multiplyAddsPerOutput)
+        }
+        return total
+    }
+
+    /// How the last layer's outputs map to keyword scores.
+    public enum OutputKind: Sendable { case sigmoid, softmaxWithBackground }
+
+    public var outputKind: OutputKind? {
+        switch layers.last?.activation {
+        case .sigmoid: .sigmoid
+        case .softmax: .softmaxWithBackground
+        default: nil
+        }
+    }
+}
+
+/// How a model's scores become detections by default; a user may override each per keyword.
+public struct DetectionDefaults: Sendable, Hashable, Codable {
+    /// The sensitivity used when the user sets none (0.5 = the tuned operating point).
+    public var sensitivity: Float
+    public var sensitivityMap: SensitivityMap
+    /// Scores are averaged over this many seconds before the threshold (0 = no smoothing).
+    public var smoothingSeconds: Float
+    /// Consecutive network outputs whose smoothed score must exceed the threshold.
+    public var triggerLevel: Int
+    /// After a detection the keyword cannot fire again for this long.
+    public var refractorySeconds: Float
+
+    public init(
+        sensitivity: Float = 0.5, sensitivityMap: SensitivityMap = SensitivityMap(),
+        smoothingSeconds: Float = 0.05, triggerLevel: Int = 1, refractorySeconds: Float = 1.0
+    ) {
+        self.sensitivity = sensitivity
+        self.sensitivityMap = sensitivityMap
+        self.smoothingSeconds = smoothingSeconds
+        self.triggerLevel = triggerLevel
+        self.refractorySeconds = refractorySeconds
+    }
+}
+
+/// Sensitivity in [0, 1] → score threshold, by linear interpolation between tuned points.
+/// Higher sensitivity means a lower threshold (more detections); the point at 0.5 is the
+/// threshold `hotword tune` chose for the model's target false-alarm rate.
+public struct SensitivityMap: Sendable, Hashable, Codable {
+    public struct Point: Sendable, Hashable, Codable {
+        public var sensitivity: Float
+        public var threshold: Float
+        public init(sensitivity: Float, threshold: Float) {
+            self.sensitivity = sensitivity
+            self.threshold = threshold
+        }
+    }
+
+    /// Sorted by sensitivity, from 0 to 1; thresholds never increase.
+    public var points: [Point]
+
+    public init(points: [Point] = [
+        Point(sensitivity: 0, threshold: 0.99),
+        Point(sensitivity: 0.5, threshold: 0.8),
+        Point(sensitivity: 1, threshold: 0.3),
+    ]) {
+        self.points = points
+    }
+
+    public func threshold(forSensitivity sensitivity: Float) -> Float {
+        let s = min(max(sensitivity, 0), 1)
+        guard let first = points.first else { return 0.5 }
+        if s <= first.sensitivity { return first.threshold }
+        for (a, b) in zip(points, points.dropFirst()) where s <= b.sensitivity {
+            if s == b.sensitivity { return b.threshold }
+            let t = (s - a.sensitivity) / (b.sensitivity - a.sensitivity)
+            return a.threshold + t * (b.threshold - a.threshold)
+        }
+        return points[points.count - 1].threshold
+    }
+}
+
+/// How a model was made, so that it can be made again: stored in the file, shown in its card.
+public struct TrainingRecord: Sendable, Hashable, Codable {
+    /// The exact command line.
+    public var command: String
+    /// Data folders and how they were split.
+    public var data: [String]
+    public var seed: UInt64?
+    /// ISO 8601 date of training.
+    public var date: String?
+    /// Measured figures, e.g. "miss_rate_at_1fa_per_hour": 0.03.
+    public var figures: [String: Double]
+
+    public init(command: String = "", data: [String] = [], seed: UInt64? = nil, date: String? = nil, figures: [String: Double] = [:]) {
+        self.command = command
+        self.data = data
+        self.seed = seed
+        self.date = date
+        self.figures = figures
+    }
+}

@@ -1,0 +1,126 @@
+/// What is wrong with a model, precisely enough to fix it. File paths are added by whoever
+/// read the bytes (the core does no I/O).
+public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
+    case truncated(expectedBytes: Int, actualBytes: Int)
+    case trailingBytes(expectedBytes: Int, actualBytes: Int)
+    case notAModel
+    case unsupportedVersion(found: UInt32, supported: UInt32)
+    case checksumMismatch(stored: UInt32, computed: UInt32)
+    case malformedHeader(String)
+    case invalidModel(String)
+    case invalidLayer(index: Int, kind: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .truncated(let expected, let actual):
+            "truncated: \(actual) bytes, expected \(expected)"
+        case .trailingBytes(let expected, let actual):
+            "\(actual - expected) unexpected bytes after the end of the model (\(expected) bytes expected)"
+        case .notAModel:
+            "not a hotword model (missing the 'HWKS' magic bytes)"
+        case .unsupportedVersion(let found, let supported):
+            "model format version \(found) is not supported (this hotword reads version \(supported)); update hotword or re-export the model"
+        case .checksumMismatch(let stored, let computed):
+            "checksum mismatch (stored \(hex(stored)), computed \(hex(computed))): the file is corrupt"
+        case .malformedHeader(let reason):
+            "malformed header: \(reason)"
+        case .invalidModel(let reason):
+            "invalid model: \(reason)"
+        case .invalidLayer(let index, let kind, let reason):
+            "layer \(index) (\(kind)): \(reason)"
+        }
+    }
+
+    private func hex(_ value: UInt32) -> String { "0x" + String(value, radix: 16) }
+}
+
+extension KeywordModel {
+    /// Checks every shape, count and value a network needs to run; throws the first problem.
+    public func validate() throws(ModelError) {
+        guard !keywords.isEmpty else { throw .invalidModel("no keywords") }
+        if let empty = keywords.firstIndex(where: { $0.isEmpty }) {
+            throw .invalidModel("keyword \(empty) has an empty name")
+        }
+        guard Set(keywords).count == keywords.count else { throw .invalidModel("duplicate keyword names \(keywords)") }
+        do {
+            try frontend.validate()
+        } catch {
+            throw .invalidModel("frontend: \(error)")
+        }
+        guard !layers.isEmpty else { throw .invalidModel("no layers") }
+        var width = frontend.featureCount
+        for (index, layer) in layers.enumerated() {
+            try layer.validate(index: index, inputWidth: width)
+            width = layer.outputs
+        }
+        switch outputKind {
+        case .sigmoid where width != keywords.count:
+            throw .invalidModel("the sigmoid output has \(width) values for \(keywords.count) keywords")
+        case .softmaxWithBackground where width != keywords.count + 1:
+            throw .invalidModel("the softmax output has \(width) values, expected \(keywords.count + 1) (background + keywords)")
+        case nil:
+            throw .invalidModel("the last layer must end in sigmoid or softmax")
+        default:
+            break
+        }
+        try detection.validate()
+    }
+}
+
+extension DetectionDefaults {
+    func validate() throws(ModelError) {
+        guard (0...1).contains(sensitivity) else { throw .invalidModel("default sensitivity \(sensitivity) is outside [0, 1]") }
+        guard smoothingSeconds >= 0, smoothingSeconds.isFinite else {
+            throw .invalidModel("smoothingSeconds \(smoothingSeconds) must be ≥ 0")
+        }
+        guard triggerLevel >= 1 else { throw .invalidModel("triggerLevel \(triggerLevel) must be ≥ 1") }
+        guard refractorySeconds >= 0, refractorySeconds.isFinite else {
+            throw .invalidModel("refractorySeconds \(refractorySeconds) must be ≥ 0")
+        }
+        let points = sensitivityMap.points
+        guard let first = points.first, let last = points.last, first.sensitivity == 0, last.sensitivity == 1 else {
+            throw .invalidModel("the sensitivity map must run from sensitivity 0 to 1")
+        }
+        for (a, b) in zip(points, points.dropFirst()) {
+            guard a.sensitivity < b.sensitivity, a.threshold >= b.threshold else {
+                throw .invalidModel("the sensitivity map must rise in sensitivity and not rise in threshold (at sensitivity \(b.sensitivity))")
+            }
+        }
+        guard points.allSatisfy({ $0.threshold.isFinite && (0...1).contains($0.threshold) }) else {
+            throw .invalidModel("sensitivity map thresholds must lie in [0, 1]")
+        }
+    }
+}
+
+extension Layer {
+    func validate(index: Int, inputWidth: Int) throws(ModelError) {
+        func fail(_ reason: String) -> ModelError { .invalidLayer(index: index, kind: kindName, reason: reason) }
+        func check(_ name: String, _ values: [Float], count: Int) throws(ModelError) {
+            guard values.count == count else { throw fail("\(name) has \(values.count) values, expected \(count)") }
+            guard values.allSatisfy(\.isFinite) else { throw fail("\(name) contains NaN or infinity") }
+        }
+        guard inputs >= 1, outputs >= 1 else { throw fail("inputs \(inputs) and outputs \(outputs) must be ≥ 1") }
+        guard inputs == inputWidth else {
+            throw fail("expects \(inputs) inputs but receives \(inputWidth) (from the \(index == 0 ? "frontend" : "previous layer"))")
+        }
+        switch self {
+        case .dense(let l):
+            try check("weights", l.weights, count: l.outputs * l.inputs)
+            try check("bias", l.bias, count: l.outputs)
+        case .conv1D(let l):
+            guard l.kernelSize >= 1, l.dilation >= 1, l.stride >= 1 else {
+                throw fail("kernelSize \(l.kernelSize), dilation \(l.dilation) and stride \(l.stride) must be ≥ 1")
+            }
+            guard !l.depthwise || l.outputs == l.inputs else {
+                throw fail("a depthwise convolution needs outputs == inputs, got \(l.outputs) and \(l.inputs)")
+            }
+            try check("weights", l.weights, count: l.expectedWeightCount)
+            try check("bias", l.bias, count: l.outputs)
+        case .gru(let l):
+            try check("inputWeights", l.inputWeights, count: 3 * l.hidden * l.inputs)
+            try check("recurrentWeights", l.recurrentWeights, count: 3 * l.hidden * l.hidden)
+            try check("inputBias", l.inputBias, count: 3 * l.hidden)
+            try check("recurrentBias", l.recurrentBias, count: 3 * l.hidden)
+        }
+    }
+}

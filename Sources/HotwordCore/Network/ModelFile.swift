@@ -1,0 +1,200 @@
+import Foundation
+
+/// The model file format, version 1 (documented in docs/model-format.md):
+///
+///     "HWKS"  u32 version  u32 headerLength  header (JSON, UTF-8)  zero padding to 4 bytes
+///     float32 weights × header.weightCount  u32 CRC-32 of every byte before it
+///
+/// All integers and floats are little-endian. The JSON header says everything about the
+/// model but its weights; each layer names its tensors by offset and count into the weights.
+/// Like safetensors: readable with any JSON tool, weights copied straight in, nothing executed.
+public enum ModelFile {
+    public static let magic: [UInt8] = Array("HWKS".utf8)
+    public static let version: UInt32 = 1
+
+    /// Serialises a model after validating it, so no invalid model is ever written.
+    public static func encode(_ model: KeywordModel) throws(ModelError) -> [UInt8] {
+        try model.validate()
+        var weights: [Float] = []
+        func tensor(_ values: [Float]) -> TensorRef {
+            defer { weights += values }
+            return TensorRef(offset: weights.count, count: values.count)
+        }
+        let layers = model.layers.map { layer -> LayerHeader in
+            switch layer {
+            case .dense(let l):
+                LayerHeader(type: .dense, inputs: l.inputs, outputs: l.outputs, activation: l.activation,
+                            tensors: ["weights": tensor(l.weights), "bias": tensor(l.bias)])
+            case .conv1D(let l):
+                LayerHeader(type: .conv1d, inputs: l.inputs, outputs: l.outputs, activation: l.activation,
+                            kernelSize: l.kernelSize, dilation: l.dilation, stride: l.stride, depthwise: l.depthwise,
+                            tensors: ["weights": tensor(l.weights), "bias": tensor(l.bias)])
+            case .gru(let l):
+                LayerHeader(type: .gru, inputs: l.inputs, outputs: l.hidden,
+                            tensors: ["inputWeights": tensor(l.inputWeights), "recurrentWeights": tensor(l.recurrentWeights),
+                                      "inputBias": tensor(l.inputBias), "recurrentBias": tensor(l.recurrentBias)])
+            }
+        }
+        let header = ModelHeader(keywords: model.keywords, frontend: model.frontend, layers: layers,
+                                 detection: model.detection, training: model.training, weightCount: weights.count)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        let json: [UInt8]
+        do {
+            json = Array(try encoder.encode(header))
+        } catch {
+            throw .malformedHeader("cannot encode: \(error)")
+        }
+
+        var bytes = magic
+        appendLittleEndian(version, to: &bytes)
+        appendLittleEndian(UInt32(json.count), to: &bytes)
+        bytes += json
+        bytes += [UInt8](repeating: 0, count: padding(afterHeaderOf: json.count))
+        bytes.reserveCapacity(bytes.count + 4 * weights.count + 4)
+        for value in weights { appendLittleEndian(value.bitPattern, to: &bytes) }
+        appendLittleEndian(CRC32.checksum(bytes), to: &bytes)
+        return bytes
+    }
+
+    public static func decode(_ bytes: [UInt8]) throws(ModelError) -> KeywordModel {
+        let prefixLength = 12
+        guard bytes.count >= magic.count, Array(bytes[0..<magic.count]) == magic else {
+            throw bytes.count < magic.count ? .truncated(expectedBytes: prefixLength, actualBytes: bytes.count) : .notAModel
+        }
+        guard bytes.count >= prefixLength else { throw .truncated(expectedBytes: prefixLength, actualBytes: bytes.count) }
+        let version = readUInt32(bytes, at: 4)
+        guard version == Self.version else { throw .unsupportedVersion(found: version, supported: Self.version) }
+        let headerLength = Int(readUInt32(bytes, at: 8))
+        let weightsStart = prefixLength + headerLength + padding(afterHeaderOf: headerLength)
+        guard bytes.count >= weightsStart + 4 else {
+            throw .truncated(expectedBytes: weightsStart + 4, actualBytes: bytes.count)
+        }
+        let checksumMatches = CRC32.checksum(bytes[0..<(bytes.count - 4)]) == readUInt32(bytes, at: bytes.count - 4)
+
+        let header: ModelHeader
+        do {
+            header = try JSONDecoder().decode(ModelHeader.self, from: Data(bytes[prefixLength..<(prefixLength + headerLength)]))
+        } catch {
+            if !checksumMatches { throw checksumError(bytes) }
+            throw .malformedHeader(describe(error))
+        }
+        guard header.weightCount >= 0 else { throw .malformedHeader("weightCount \(header.weightCount) is negative") }
+        let expectedLength = weightsStart + 4 * header.weightCount + 4
+        if bytes.count < expectedLength { throw .truncated(expectedBytes: expectedLength, actualBytes: bytes.count) }
+        if bytes.count > expectedLength { throw .trailingBytes(expectedBytes: expectedLength, actualBytes: bytes.count) }
+        guard checksumMatches else { throw checksumError(bytes) }
+
+        let weights = (0..<header.weightCount).map { Float(bitPattern: readUInt32(bytes, at: weightsStart + 4 * $0)) }
+        var layers: [Layer] = []
+        for (index, layerHeader) in header.layers.enumerated() {
+            layers.append(try layerHeader.layer(index: index, weights: weights))
+        }
+        let model = KeywordModel(keywords: header.keywords, frontend: header.frontend, layers: layers,
+                                 detection: header.detection, training: header.training)
+        try model.validate()
+        return model
+    }
+
+    private static func checksumError(_ bytes: [UInt8]) -> ModelError {
+        .checksumMismatch(stored: readUInt32(bytes, at: bytes.count - 4), computed: CRC32.checksum(bytes[0..<(bytes.count - 4)]))
+    }
+
+    private static func padding(afterHeaderOf length: Int) -> Int { (4 - length % 4) % 4 }
+
+    private static func appendLittleEndian(_ value: UInt32, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
+    }
+
+    private static func readUInt32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+        bytes.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error as? DecodingError {
+        case .keyNotFound(let key, let context)?:
+            "missing key '\(path(context.codingPath + [key]))'"
+        case .typeMismatch(let type, let context)?, .valueNotFound(let type, let context)?:
+            "'\(path(context.codingPath))' should be \(type)"
+        case .dataCorrupted(let context)?:
+            context.codingPath.isEmpty ? "not valid JSON" : "'\(path(context.codingPath))': \(context.debugDescription)"
+        default:
+            "\(error)"
+        }
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: ["."])
+    }
+}
+
+private struct ModelHeader: Codable {
+    var keywords: [String]
+    var frontend: FrontendConfig
+    var layers: [LayerHeader]
+    var detection: DetectionDefaults
+    var training: TrainingRecord
+    var weightCount: Int
+}
+
+private struct TensorRef: Codable {
+    var offset: Int
+    var count: Int
+}
+
+private struct LayerHeader: Codable {
+    enum Kind: String, Codable { case dense, conv1d, gru }
+    var type: Kind
+    var inputs: Int
+    var outputs: Int
+    var activation: Activation?
+    var kernelSize: Int?
+    var dilation: Int?
+    var stride: Int?
+    var depthwise: Bool?
+    var tensors: [String: TensorRef]
+
+    func layer(index: Int, weights: [Float]) throws(ModelError) -> Layer {
+        func fail(_ reason: String) -> ModelError { .invalidLayer(index: index, kind: type.rawValue, reason: reason) }
+        func tensor(_ name: String) throws(ModelError) -> [Float] {
+            guard let ref = tensors[name] else { throw fail("missing tensor '\(name)'") }
+            guard ref.offset >= 0, ref.count >= 0, ref.offset + ref.count <= weights.count else {
+                throw fail("tensor '\(name)' [\(ref.offset), \(ref.offset + ref.count)) lies outside the \(weights.count) stored weights")
+            }
+            return Array(weights[ref.offset..<(ref.offset + ref.count)])
+        }
+        func required<T>(_ value: T?, _ name: String) throws(ModelError) -> T {
+            guard let value else { throw fail("missing '\(name)'") }
+            return value
+        }
+        switch type {
+        case .dense:
+            return .dense(DenseLayer(inputs: inputs, outputs: outputs, activation: try required(activation, "activation"),
+                                     weights: try tensor("weights"), bias: try tensor("bias")))
+        case .conv1d:
+            return .conv1D(Conv1DLayer(
+                inputs: inputs, outputs: outputs, kernelSize: try required(kernelSize, "kernelSize"),
+                dilation: dilation ?? 1, stride: stride ?? 1, depthwise: depthwise ?? false,
+                activation: try required(activation, "activation"), weights: try tensor("weights"), bias: try tensor("bias")))
+        case .gru:
+            return .gru(GRULayer(inputs: inputs, hidden: outputs, inputWeights: try tensor("inputWeights"),
+                                 recurrentWeights: try tensor("recurrentWeights"), inputBias: try tensor("inputBias"),
+                                 recurrentBias: try tensor("recurrentBias")))
+        }
+    }
+}
+
+/// CRC-32 (IEEE 802.3, as in zip and PNG).
+enum CRC32 {
+    private static let table: [UInt32] = (0..<256).map { n in
+        var c = UInt32(n)
+        for _ in 0..<8 { c = c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        return c
+    }
+
+    static func checksum<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        return crc ^ 0xFFFF_FFFF
+    }
+}

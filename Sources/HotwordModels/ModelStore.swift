@@ -1,0 +1,116 @@
+import Foundation
+import HotwordCore
+
+/// A model file that could not be read or written, with its path.
+public enum ModelFileError: Error, Sendable, CustomStringConvertible {
+    case missing(path: String)
+    case unreadable(path: String, reason: String)
+    case invalid(path: String, ModelError)
+    case unwritable(path: String, reason: String)
+    case notFound(name: String, searched: [String])
+
+    public var description: String {
+        switch self {
+        case .missing(let path): "\(path): no such model file"
+        case .unreadable(let path, let reason): "\(path): cannot read the model: \(reason)"
+        case .invalid(let path, let error): "\(path): \(error)"
+        case .unwritable(let path, let reason): "\(path): cannot write the model: \(reason)"
+        case .notFound(let name, let searched):
+            "no model named '\(name)' (looked for \(name).hwks in \(searched.joined(separator: ", "))); give a path or install the models"
+        }
+    }
+}
+
+/// Reads and writes model files, and finds the bundled models by name.
+public enum ModelStore {
+    public static let fileExtension = "hwks"
+
+    public static func load(_ path: String) throws(ModelFileError) -> KeywordModel {
+        guard FileManager.default.fileExists(atPath: path) else { throw .missing(path: path) }
+        let bytes: [UInt8]
+        do {
+            bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw .unreadable(path: path, reason: (error as NSError).localizedDescription)
+        }
+        do {
+            return try ModelFile.decode(bytes)
+        } catch {
+            throw .invalid(path: path, error)
+        }
+    }
+
+    /// Writes atomically: a temporary file in the same folder, flushed, then renamed over the
+    /// target, so a crash or a full disk never leaves a half-written model behind.
+    public static func save(_ model: KeywordModel, to path: String) throws(ModelFileError) {
+        let bytes: [UInt8]
+        do {
+            bytes = try ModelFile.encode(model)
+        } catch {
+            throw .invalid(path: path, error)
+        }
+        let temporary = path + ".partial-\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
+        var failure: String?
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = String(cString: strerror(errno))
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == nil, fsync(descriptor) != 0 { failure = String(cString: strerror(errno)) }
+        close(descriptor)
+        if failure == nil, rename(temporary, path) != 0 { failure = String(cString: strerror(errno)) }
+        if let failure {
+            unlink(temporary)
+            throw .unwritable(path: path, reason: failure)
+        }
+    }
+
+    /// Folders searched for models given by name, in order: `$HOTWORD_MODELS`, the source
+    /// tree's `Models/` next to a development build, then the installed locations.
+    public static func searchPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        var folders: [String] = []
+        if let custom = environment["HOTWORD_MODELS"], !custom.isEmpty { folders.append(custom) }
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        // .build/<config>/hotword or .build/<triple>/<config>/hotword inside the source tree
+        var folder = executable.deletingLastPathComponent()
+        for _ in 0..<4 {
+            folder = folder.deletingLastPathComponent()
+            let candidate = folder.appendingPathComponent("Models").path
+            if FileManager.default.fileExists(atPath: candidate) {
+                folders.append(candidate)
+                break
+            }
+        }
+        folders.append(executable.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("share/hotword/models").path)
+        folders += ["/usr/local/share/hotword/models", "/usr/share/hotword/models"]
+        var seen = Set<String>()
+        return folders.filter { seen.insert($0).inserted }
+    }
+
+    /// A path (anything with a '/' or ending in .hwks) is loaded as is; a bare name such as
+    /// `hey_susi` is looked up in `searchPath()`.
+    public static func resolve(_ nameOrPath: String) throws(ModelFileError) -> String {
+        if nameOrPath.contains("/") || nameOrPath.hasSuffix(".\(fileExtension)") { return nameOrPath }
+        let folders = searchPath()
+        for folder in folders {
+            let candidate = (folder as NSString).appendingPathComponent("\(nameOrPath).\(fileExtension)")
+            if FileManager.default.fileExists(atPath: candidate) { return candidate }
+        }
+        throw .notFound(name: nameOrPath, searched: folders)
+    }
+
+    /// Loads a model by name or path.
+    public static func load(named nameOrPath: String) throws(ModelFileError) -> KeywordModel {
+        try load(try resolve(nameOrPath))
+    }
+}

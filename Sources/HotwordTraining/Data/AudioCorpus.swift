@@ -1,0 +1,81 @@
+import Foundation
+
+/// Audio files found under folders, in a stable order, each assigned to a split.
+public struct AudioCorpus: Sendable {
+    public struct Clip: Sendable, Hashable {
+        public var path: String
+        /// The folder name and speaker (or file) the clip is grouped by when splitting.
+        public var group: String
+        public var split: DataSplit.Part
+    }
+
+    public var clips: [Clip]
+
+    public static let audioExtensions: Set<String> = ["wav", "flac", "ogg", "oga", "aiff", "aif", "au"]
+
+    /// Every audio file below `folders` (recursively), sorted by path, each split by `split`.
+    public init(folders: [String], split: DataSplit) throws(TrainingError) {
+        var paths: [String] = []
+        for folder in folders {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) else {
+                throw .missingFolder(folder)
+            }
+            guard isDirectory.boolValue else {
+                paths.append(folder)
+                continue
+            }
+            guard let walker = FileManager.default.enumerator(atPath: folder) else { throw .missingFolder(folder) }
+            for case let relative as String in walker
+            where Self.audioExtensions.contains((relative as NSString).pathExtension.lowercased()) {
+                paths.append((folder as NSString).appendingPathComponent(relative))
+            }
+        }
+        clips = paths.sorted().map { path in
+            let group = DataSplit.group(of: path)
+            return Clip(path: path, group: group, split: split.part(of: group))
+        }
+    }
+
+    public func clips(in part: DataSplit.Part) -> [String] { clips.filter { $0.split == part }.map(\.path) }
+}
+
+/// A deterministic split into train, validation and test parts by group (a speaker where the
+/// file name says it, else the file), so no speaker is in two parts and every machine agrees.
+public struct DataSplit: Sendable, Hashable, Codable {
+    public enum Part: String, Sendable, Hashable, Codable, CaseIterable { case train, validation, test }
+
+    public var validationFraction: Double
+    public var testFraction: Double
+
+    public init(validationFraction: Double = 0.1, testFraction: Double = 0.2) {
+        self.validationFraction = validationFraction
+        self.testFraction = testFraction
+    }
+
+    /// The group key: `folder/speaker` where the file name starts with a speaker id followed by
+    /// '_' (SPEAKER0044_000440005 → SPEAKER0044; en_US_f_Allison_added → en_US_f_Allison),
+    /// else `folder/stem`.
+    public static func group(of path: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        let stem = url.deletingPathExtension().lastPathComponent
+        let folder = url.deletingLastPathComponent().lastPathComponent
+        let speaker = stem.lastIndex(of: "_").map { String(stem[..<$0]) } ?? stem
+        return "\(folder)/\(speaker)"
+    }
+
+    /// test if hash(group) < testFraction, validation if below test + validation, else train;
+    /// hash = FNV-1a (64 bit) of the group key's UTF-8, scaled to [0, 1).
+    public func part(of group: String) -> Part {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in group.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        let unit = Double(hash >> 11) / Double(1 << 53)
+        if unit < testFraction { return .test }
+        if unit < testFraction + validationFraction { return .validation }
+        return .train
+    }
+
+    public var summary: String {
+        "split by group (speaker prefix before the last '_' in the file name, else the file) with FNV-1a-64 of 'folder/group': test < \(testFraction), validation < \(testFraction + validationFraction), train otherwise"
+    }
+}

@@ -1,0 +1,128 @@
+import ArgumentParser
+import Foundation
+import HotwordAudio
+import HotwordCore
+
+/// `hotword bench`: how much CPU detection costs, split into frontend and inference.
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure detection speed (real-time factor) and memory on one core.",
+        discussion: """
+            Runs the feature frontend, the networks, and the whole detector over --minutes of audio
+            (a one-minute signal repeated: a --audio file, or a deterministic mix of noise, tones and
+            silence), fed in 100 ms chunks as the daemon does. Real-time factor = CPU seconds per
+            second of audio (lower is faster); measured with the thread's CPU clock.
+            """)
+
+    @OptionGroup var detector: DetectorOptions
+
+    @Option(help: "Minutes of audio to process.")
+    var minutes: Int = 60
+
+    @Option(help: "Audio file to use as the repeated minute (default: synthetic).")
+    var audio: String?
+
+    func run() throws {
+        guard minutes >= 1 else { throw ValidationError("--minutes must be at least 1") }
+        let models = try detector.loadModels()
+        let minute = try oneMinuteOfAudio()
+        let audioSeconds = Double(minutes * 60)
+        let chunk = 1_600
+
+        let frontend = try FeatureExtractor(config: models[0].frontend)
+        var frames = 0
+        let frontendSeconds = cpuSeconds {
+            for _ in 0..<minutes {
+                minute.withUnsafeBufferPointer { all in
+                    var start = 0
+                    while start < all.count {
+                        let piece = UnsafeBufferPointer(rebasing: all[start..<min(start + chunk, all.count)])
+                        frontend.process(piece) { _ in frames += 1 }
+                        start += chunk
+                    }
+                }
+            }
+        }
+
+        let features = try FeatureExtractor(config: models[0].frontend).frames(of: minute)
+        let networks = models.map(StreamingNetwork.init)
+        let inferenceSeconds = cpuSeconds {
+            for _ in 0..<minutes {
+                features.values.withUnsafeBufferPointer { values in
+                    for t in 0..<features.frameCount {
+                        for network in networks { _ = network.push(values.baseAddress! + t * features.featureCount) }
+                    }
+                }
+            }
+        }
+
+        let spotter = try detector.makeDetector(models)
+        var detections = 0
+        let detectorSeconds = cpuSeconds {
+            for _ in 0..<minutes {
+                minute.withUnsafeBufferPointer { all in
+                    var start = 0
+                    while start < all.count {
+                        detections += spotter.process(UnsafeBufferPointer(rebasing: all[start..<min(start + chunk, all.count)])).detections.count
+                        start += chunk
+                    }
+                }
+            }
+        }
+
+        let macs = models.reduce(0) { $0 + $1.multiplyAddsPerSecond }
+        let parameters = models.reduce(0) { $0 + $1.parameterCount }
+        print("audio            \(minutes) min, \(models.count) model(s): \(models.flatMap(\.keywords).joined(separator: ", "))")
+        print("model size       \(parameters) parameters, \(format(macs / 1e6, 2)) M multiply-adds per audio second")
+        print("frontend         RTF \(rtf(frontendSeconds, audioSeconds))  (\(format(Double(frames) / frontendSeconds, 0)) frames/s, \(format(frontendSeconds / Double(frames) * 1e6, 2)) µs/frame)")
+        print("inference        RTF \(rtf(inferenceSeconds, audioSeconds))  (\(format(Double(frames) / inferenceSeconds, 0)) frames/s)")
+        print("detector total   RTF \(rtf(detectorSeconds, audioSeconds))  (\(format(audioSeconds / detectorSeconds, 0))× faster than real time, \(detections) detections)")
+        print("peak RSS         \(format(Double(peakResidentKilobytes()) / 1024, 1)) MiB")
+    }
+
+    private func oneMinuteOfAudio() throws -> [Float] {
+        let length = 60 * 16_000
+        guard let audio else { return Self.syntheticMinute(length: length) }
+        let samples: [Float]
+        do {
+            samples = try AudioFileReader.read(URL(fileURLWithPath: audio)).samples
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        guard !samples.isEmpty else { throw ValidationError("\(audio): no audio") }
+        return (0..<length).map { samples[$0 % samples.count] }
+    }
+
+    /// Noise, tone sweeps and silence in turn, from a fixed seed, so runs compare.
+    static func syntheticMinute(length: Int) -> [Float] {
+        var state: UInt32 = 12_345
+        return (0..<length).map { n in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            let noise = Float(state >> 8) / Float(1 << 24) - 0.5
+            let t = Float(n) / 16_000
+            switch (n / 16_000) % 3 {
+            case 0: return 0.1 * noise
+            case 1: return 0.3 * sin(2 * .pi * (300 + 200 * t.truncatingRemainder(dividingBy: 1)) * t) + 0.02 * noise
+            default: return 0.001 * noise
+            }
+        }
+    }
+
+    private func rtf(_ cpu: Double, _ audio: Double) -> String { String(format: "%.6f", cpu / audio) }
+}
+
+/// CPU time this thread spends in `work`, in seconds.
+private func cpuSeconds(_ work: () -> Void) -> Double {
+    var start = timespec(), end = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start)
+    work()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end)
+    return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+}
+
+private func peakResidentKilobytes() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return usage.ru_maxrss
+}

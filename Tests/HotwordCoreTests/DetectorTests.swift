@@ -1,0 +1,160 @@
+import Foundation
+import HotwordCore
+import HotwordTestSupport
+import Testing
+
+/// Hand-built models on real features: a "tone" keyword whose score rises when one mel band
+/// (around 1 kHz) stands far above the average of the others.
+enum ToneModels {
+    static let frontend = FrontendConfig()
+
+    static func band(of frequency: Double) -> Int {
+        func mel(_ f: Double) -> Double { 2595 * log10(1 + f / 700) }
+        let low = mel(Double(frontend.lowFrequency)), high = mel(Double(frontend.highFrequency))
+        return Int(((mel(frequency) - low) / (high - low) * Double(frontend.melBands + 1)).rounded()) - 1
+    }
+
+    /// score = σ(gain · (band − mean of the others) − bias), one keyword per tone.
+    static func model(keyword: String, frequency: Double, detection: DetectionDefaults = DetectionDefaults()) -> KeywordModel {
+        let bands = frontend.melBands, target = band(of: frequency)
+        var weights = [Float](repeating: -0.25 / Float(bands - 1), count: bands)
+        weights[target] = 0.25
+        return KeywordModel(
+            keywords: [keyword], frontend: frontend,
+            layers: [
+                .conv1D(Conv1DLayer(inputs: bands, outputs: 1, kernelSize: 3, stride: 2, activation: .linear,
+                                    weights: weights + weights + weights, bias: [0])),
+                .dense(DenseLayer(inputs: 1, outputs: 1, activation: .sigmoid, weights: [1], bias: [-5])),
+            ],
+            detection: detection)
+    }
+
+    /// Silence with tone bursts of `length` seconds starting at `starts`, over faint noise.
+    static func signal(seconds: Double, tones: [(start: Double, frequency: Double)], length: Double = 0.4,
+                       amplitude: Float = 0.3) -> [Float] {
+        var rng = SeededGenerator(seed: 3)
+        var samples = (0..<Int(seconds * 16_000)).map { _ in Float.random(in: -0.001...0.001, using: &rng) }
+        for tone in tones {
+            let first = Int(tone.start * 16_000)
+            for n in first..<min(first + Int(length * 16_000), samples.count) {
+                samples[n] += amplitude * Float(sin(2 * Double.pi * tone.frequency * Double(n) / 16_000))
+            }
+        }
+        return samples
+    }
+}
+
+@Suite struct DetectorTests {
+    @Test func findsEachToneOnceNearItsEnd() throws {
+        let detector = try Detector(models: [ToneModels.model(keyword: "beep", frequency: 1_000)])
+        let found = detector.process(ToneModels.signal(seconds: 6, tones: [(1, 1_000), (3.5, 1_000)])).detections
+        #expect(found.map(\.keyword) == ["beep", "beep"])
+        #expect(found.count == 2)
+        for (detection, start) in zip(found, [1.0, 3.5]) {
+            #expect(detection.time > start && detection.time < start + 0.5, "at \(detection.time)")
+            #expect(detection.score >= 0.8)
+        }
+    }
+
+    @Test func anyChunkingGivesTheSameScoresAndDetections() throws {
+        let models = [ToneModels.model(keyword: "low", frequency: 500), ToneModels.model(keyword: "high", frequency: 2_000)]
+        let signal = ToneModels.signal(seconds: 5, tones: [(0.5, 500), (1.5, 2_000), (3, 500)])
+        func run(chunks: [Int]) throws -> (detections: [Detection], scores: [ScoreEvent]) {
+            let detector = try Detector(models: models)
+            var scores: [ScoreEvent] = []
+            detector.onScore = { scores.append($0) }
+            var detections: [Detection] = []
+            var start = 0, next = 0
+            while start < signal.count {
+                let end = min(start + chunks[next % chunks.count], signal.count)
+                detections += detector.process(Array(signal[start..<end])).detections
+                start = end
+                next += 1
+            }
+            return (detections, scores)
+        }
+        let whole = try run(chunks: [signal.count])
+        #expect(whole.detections.map(\.keyword) == ["low", "high", "low"])
+        var rng = SeededGenerator(seed: 11)
+        for chunks in [[1], [160], [512], [1_600], [4_000], (0..<50).map { _ in Int.random(in: 1...5_000, using: &rng) }] {
+            let chunked = try run(chunks: chunks)
+            #expect(chunked.detections == whole.detections, "chunks \(chunks.prefix(3))…")
+            #expect(chunked.scores == whole.scores)
+        }
+    }
+
+    @Test func refractoryPeriodAndTriggerLevel() throws {
+        // Two bursts 0.6 s apart: one detection with a 1 s refractory period, two with 0.4 s.
+        let signal = ToneModels.signal(seconds: 4, tones: [(1, 1_000), (1.6, 1_000)], length: 0.3)
+        func count(_ settings: KeywordSettings) throws -> Int {
+            try Detector(models: [ToneModels.model(keyword: "beep", frequency: 1_000)], settings: ["beep": settings])
+                .process(signal).detections.count
+        }
+        #expect(try count(KeywordSettings(refractorySeconds: 1)) == 1)
+        #expect(try count(KeywordSettings(refractorySeconds: 0.4)) == 2)
+        // A burst of 0.3 s gives ~15 outputs above threshold; asking for 40 in a row finds none.
+        #expect(try count(KeywordSettings(triggerLevel: 40)) == 0)
+    }
+
+    @Test func sensitivityMovesTheThreshold() throws {
+        let detector = try Detector(models: [ToneModels.model(keyword: "beep", frequency: 1_000)])
+        let tuned = try #require(detector.threshold(for: "beep"))
+        try detector.setSensitivity(0.9, for: "beep")
+        #expect(try #require(detector.threshold(for: "beep")) < tuned)
+        try detector.setSensitivity(0.1, for: "beep")
+        #expect(try #require(detector.threshold(for: "beep")) > tuned)
+        #expect(throws: DetectorError.self) { try detector.setSensitivity(1.5, for: "beep") }
+        #expect(throws: DetectorError.unknownKeyword("boop", known: ["beep"])) { try detector.setSensitivity(0.5, for: "boop") }
+        // At sensitivity 0 (threshold 0.99) a weak tone is not enough; at 1 (threshold 0.3) it is.
+        let weak = ToneModels.signal(seconds: 3, tones: [(1, 1_000)], amplitude: 0.02)
+        func detections(at sensitivity: Float) throws -> Int {
+            try Detector(models: [ToneModels.model(keyword: "beep", frequency: 1_000)],
+                         settings: ["beep": KeywordSettings(sensitivity: sensitivity)]).process(weak).detections.count
+        }
+        #expect(try detections(at: 1) == 1)
+        #expect(try detections(at: 0) == 0)
+    }
+
+    @Test func gainScalesTheInput() throws {
+        let model = ToneModels.model(keyword: "beep", frequency: 1_000)
+        let signal = ToneModels.signal(seconds: 2, tones: [(0.5, 1_000)], amplitude: 0.05)
+        func scores(_ samples: [Float], gain: Float) throws -> [ScoreEvent] {
+            let detector = try Detector(models: [model], gain: gain)
+            var events: [ScoreEvent] = []
+            detector.onScore = { events.append($0) }
+            _ = detector.process(samples)
+            return events
+        }
+        #expect(try scores(signal, gain: 4) == scores(signal.map { $0 * 4 }, gain: 1))
+        #expect(try scores(signal, gain: 4) != scores(signal, gain: 1))
+        #expect(throws: DetectorError.invalidGain(0)) { try Detector(models: [model], gain: 0) }
+    }
+
+    @Test func reportsSilenceOnlyWithoutSound() throws {
+        let detector = try Detector(models: [ToneModels.model(keyword: "beep", frequency: 1_000)])
+        #expect(detector.process([Float](repeating: 0, count: 8_000)) == .silence)
+        let noise = ToneModels.signal(seconds: 0.5, tones: [(0, 440)], length: 0.5, amplitude: 0.2)
+        #expect(detector.process(noise) == .nothing)
+    }
+
+    @Test func rejectsConflictingModelsAndSettings() throws {
+        let beep = ToneModels.model(keyword: "beep", frequency: 1_000)
+        #expect(throws: DetectorError.noModels) { try Detector(models: []) }
+        #expect(throws: DetectorError.duplicateKeyword("beep")) { try Detector(models: [beep, beep]) }
+        #expect(throws: DetectorError.unknownKeyword("boop", known: ["beep"])) {
+            try Detector(models: [beep], settings: ["boop": KeywordSettings(sensitivity: 0.4)])
+        }
+        #expect(throws: DetectorError.invalidSetting(keyword: "beep", name: "trigger level", value: "0", expected: "an integer ≥ 1")) {
+            try Detector(models: [beep], settings: ["beep": KeywordSettings(triggerLevel: 0)])
+        }
+    }
+
+    @Test func modelsWithDifferentFrontendsRunSideBySide() throws {
+        var slower = ToneModels.model(keyword: "slow beep", frequency: 1_000)
+        slower.frontend.frameShift = 320
+        let signal = ToneModels.signal(seconds: 4, tones: [(1, 1_000)])
+        let found = try Detector(models: [ToneModels.model(keyword: "beep", frequency: 1_000), slower]).process(signal).detections
+        #expect(Set(found.map(\.keyword)) == ["beep", "slow beep"])
+        #expect(found.map(\.time) == found.map(\.time).sorted())
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import HotwordCore
+import HotwordTestSupport
+import Testing
+
+@Suite struct StreamingNetworkTests {
+    func randomFrames(_ count: Int, width: Int, seed: UInt64) -> [[Float]] {
+        var rng = SeededGenerator(seed: seed)
+        return (0..<count).map { _ in rng.floats(width, scale: 2) }
+    }
+
+    func streamedOutputs(_ model: KeywordModel, _ frames: [[Float]]) -> [[Float]] {
+        let network = StreamingNetwork(model: model)
+        return frames.compactMap { frame in frame.withUnsafeBufferPointer { network.push($0.baseAddress!) }.map(Array.init) }
+    }
+
+    @Test(arguments: [Activation.sigmoid, .softmax])
+    func streamingMatchesTheWholeSequenceEquations(output: Activation) throws {
+        let model = NetworkFixtures.everyLayerKind(keywords: ["hey susi", "computer"], output: output)
+        try model.validate()
+        let frames = randomFrames(120, width: 40, seed: 1)
+        let streamed = streamedOutputs(model, frames)
+        let reference = NetworkFixtures.reference(model, frames: frames)
+        #expect(streamed.count == 60, "stride 2 halves the output rate")
+        #expect(streamed.count == reference.count)
+        var worst = 0.0
+        for (s, r) in zip(streamed, reference) {
+            for (a, b) in zip(s, r) { worst = max(worst, abs(Double(a) - b)) }
+        }
+        #expect(worst < 1e-4, "max abs difference \(worst)")
+    }
+
+    @Test func resetForgetsHistory() {
+        let model = NetworkFixtures.everyLayerKind()
+        let frames = randomFrames(40, width: 40, seed: 2)
+        let network = StreamingNetwork(model: model)
+        let first = frames.compactMap { f in f.withUnsafeBufferPointer { network.push($0.baseAddress!) }.map(Array.init) }
+        network.reset()
+        let second = frames.compactMap { f in f.withUnsafeBufferPointer { network.push($0.baseAddress!) }.map(Array.init) }
+        #expect(first == second)
+        #expect(first != streamedOutputs(model, Array(frames.dropFirst(2))), "history must matter")
+    }
+
+    @Test func sizeFigures() {
+        let model = NetworkFixtures.everyLayerKind()
+        #expect(model.totalStride == 2)
+        // conv k3 (3) then, at half rate, depthwise k5 (+4·2) and dilated k3 d2 (+4·2).
+        #expect(model.receptiveField == 19)
+        let perOutput = 40 * 3 * 24 + 5 * 24 + 24 * 16 + 16 * 3 * 16 + 3 * 12 * 16 + 3 * 12 * 12 + 12 * 8 + 8
+        #expect(model.multiplyAddsPerSecond == 50 * Double(perOutput))
+    }
+
+    @Test func sensitivityInterpolatesBetweenTunedPoints() {
+        let map = SensitivityMap(points: [.init(sensitivity: 0, threshold: 0.9), .init(sensitivity: 0.5, threshold: 0.6),
+                                          .init(sensitivity: 1, threshold: 0.2)])
+        #expect(map.threshold(forSensitivity: 0) == 0.9)
+        #expect(abs(map.threshold(forSensitivity: 0.25) - 0.75) < 1e-6)
+        #expect(map.threshold(forSensitivity: 0.5) == 0.6)
+        #expect(abs(map.threshold(forSensitivity: 0.75) - 0.4) < 1e-6)
+        #expect(map.threshold(forSensitivity: 2) == 0.2, "clamped to [0, 1]")
+    }
+}
