@@ -1,0 +1,101 @@
+import Foundation
+import Logging
+
+/// A small HTTP client over libcurl.
+///
+/// Each request gets its own libcurl easy handle on its own thread, so a client value is freely
+/// shareable and a slow request never blocks Swift's cooperative thread pool. The price is a
+/// fresh connection (and TLS handshake) per request, which is negligible next to speech at the
+/// rate a voice assistant talks to a server. Cancelling the calling task aborts the transfer
+/// within about a second (libcurl's progress-callback interval).
+///
+/// Only redacted URLs are logged (see `HTTPField.isSecret`); headers and bodies never are.
+public struct HTTPClient: Sendable {
+    public var timeouts: HTTPTimeouts
+    private let logger: Logger
+
+    public init(timeouts: HTTPTimeouts = .standard, logger: Logger = Logger(label: "hotword.http")) {
+        self.timeouts = timeouts
+        self.logger = logger
+    }
+
+    /// Sends `request` once. Any status is a response; only transport failures throw.
+    public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        let cancellation = HTTPCancellationFlag()
+        let transfer = HTTPCurlTransfer(request: request, timeouts: request.timeouts ?? timeouts,
+                                        cancellation: cancellation)
+        let started = ContinuousClock.now
+        let result: Result<HTTPResponse, HTTPError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let box = TransferBox(transfer)
+                Thread { continuation.resume(returning: box.transfer.perform()) }.start()
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+        let elapsed = ContinuousClock.now - started
+        switch result {
+        case .success(let response):
+            logger.debug("\(request.method.rawValue) \(request.redactedURL) → \(response.status), \(response.body.count) bytes in \(elapsed)")
+        case .failure(let error):
+            logger.debug("\(request.method.rawValue) \(request.redactedURL) failed after \(elapsed): \(error)")
+        }
+        return try result.get()
+    }
+
+    /// Sends `request`, repeating it as `policy` says after connection failures and 5xx answers.
+    /// Returns the last outcome (possibly still a 5xx response) and how many attempts were made.
+    public func send(_ request: HTTPRequest, retrying policy: HTTPRetryPolicy) async
+        -> (result: Result<HTTPResponse, HTTPError>, attempts: Int)
+    {
+        var attempt = 1
+        while true {
+            let result: Result<HTTPResponse, HTTPError>
+            do { result = .success(try await send(request)) } catch { result = .failure(error) }
+            guard attempt < policy.attempts, policy.shouldRetry(result) else { return (result, attempt) }
+            let delay = policy.delay(afterAttempt: attempt)
+            let reason = switch result {
+            case .success(let response): "HTTP \(response.status)"
+            case .failure(let error): error.description
+            }
+            logger.warning("\(request.redactedURL): \(reason); attempt \(attempt + 1) of \(policy.attempts) in \(delay)")
+            do { try await Task.sleep(for: delay) } catch { return (.failure(.cancelled(url: request.redactedURL)), attempt) }
+            attempt += 1
+        }
+    }
+
+    /// Hands the single-use, non-Sendable transfer to the thread that performs it.
+    private final class TransferBox: @unchecked Sendable {  // @unchecked: only that one thread touches it
+        let transfer: HTTPCurlTransfer
+        init(_ transfer: HTTPCurlTransfer) { self.transfer = transfer }
+    }
+}
+
+/// When to repeat a request: after connection failures and 5xx answers, waiting `baseDelay`,
+/// then twice as long before each further attempt. 4xx answers and total timeouts are final.
+public struct HTTPRetryPolicy: Sendable, Equatable {
+    /// All attempts, the first included (at least 1).
+    public var attempts: Int
+    /// The wait before the second attempt.
+    public var baseDelay: Duration
+
+    public init(attempts: Int, baseDelay: Duration) {
+        self.attempts = max(1, attempts)
+        self.baseDelay = baseDelay
+    }
+
+    public static let standard = HTTPRetryPolicy(attempts: 3, baseDelay: .milliseconds(500))
+    public static let never = HTTPRetryPolicy(attempts: 1, baseDelay: .zero)
+
+    /// The wait after the `attempt`-th (1-based) attempt failed.
+    public func delay(afterAttempt attempt: Int) -> Duration {
+        baseDelay * (1 << min(max(attempt - 1, 0), 16))
+    }
+
+    public func shouldRetry(_ result: Result<HTTPResponse, HTTPError>) -> Bool {
+        switch result {
+        case .success(let response): (500..<600).contains(response.status)
+        case .failure(let error): error.isConnectionFailure
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// HotwordAssistant: the voice assistant: listen loop, STT, SUSI client, TTS, configuration.

@@ -1,0 +1,234 @@
+import Foundation
+
+/// A SUSI.AI-compatible server for tests, on 127.0.0.1: `/susi/chat.json` answers with scripted
+/// replies in SUSI's real JSON shapes, `/aaa/login.json` logs in one account. Every request is
+/// recorded. Call `shutdown()` when done (it also stops by itself; see `TestHTTPServer`).
+public final class SUSITestServer: Sendable {
+    /// What `/susi/chat.json` answers.
+    public indirect enum Reply: Sendable {
+        /// One `answer` action.
+        case answer(String)
+        /// The currency table from the API notes: an answer, then a `table` action over 3 rows.
+        case table
+        /// An answer, then an `rss` action over 4 news items.
+        case rss
+        /// An immediate answer, then `expression` planned `delayMilliseconds` later.
+        case planned(String, delayMilliseconds: Int)
+        /// `"answers": []`.
+        case emptyAnswers
+        /// A first answer with a `websearch` action and no `answer` action.
+        case noAnswerAction
+        /// Every action type SUSI knows, one each, plus one unknown type.
+        case everyAction
+        /// A reply whose first answer holds exactly these action objects (JSON text).
+        case actions([String])
+        /// An HTML error page with this status, as susi_server's Jetty sends.
+        case htmlError(status: Int)
+        /// HTTP 503 "your request frequency is too high".
+        case rateLimited
+        /// `reply`, held back for `delay`.
+        case slow(Duration, Reply)
+        /// Broken JSON with a JSON content type.
+        case garbage
+    }
+
+    public struct Account: Sendable {
+        public var login: String
+        public var password: String
+        public var token: String
+        public var validSeconds: Int
+
+        public init(login: String, password: String, token: String, validSeconds: Int = 604_800) {
+            self.login = login
+            self.password = password
+            self.token = token
+            self.validSeconds = validSeconds
+        }
+    }
+
+    private let http: TestHTTPServer
+    private let script: Script
+
+    /// - Parameters:
+    ///   - account: the one account `/aaa/login.json` accepts.
+    ///   - fallback: the chat reply when no scripted reply is queued.
+    public init(account: Account? = nil, fallback: Reply = .answer("Hello from the test server."),
+                maxConnections: Int = 100, lifetime: Duration = .seconds(120)) throws {
+        let script = Script(fallback: fallback)
+        self.script = script
+        http = try TestHTTPServer(maxConnections: maxConnections, lifetime: lifetime) { request in
+            switch request.path {
+            case "/susi/chat.json": SUSITestServer.respond(to: request, with: script.next())
+            case "/aaa/login.json": SUSITestServer.login(request, account: account)
+            default: SUSITestServer.htmlPage(status: 404, message: "Not Found")
+            }
+        }
+    }
+
+    public var baseURL: URL { http.baseURL }
+    public var port: UInt16 { http.port }
+
+    /// Queues replies for the next chat requests, in order.
+    public func enqueue(_ replies: Reply...) { script.enqueue(replies) }
+
+    /// Every request received so far, in arrival order.
+    public var requests: [TestHTTPRequest] { http.requests }
+    public var chatRequests: [TestHTTPRequest] { requests.filter { $0.path == "/susi/chat.json" } }
+    public var loginRequests: [TestHTTPRequest] { requests.filter { $0.path == "/aaa/login.json" } }
+
+    public func shutdown() { http.shutdown() }
+
+    // MARK: - Responses
+
+    private static func respond(to request: TestHTTPRequest, with reply: Reply) -> TestHTTPResponse {
+        let query = request.query("q") ?? request.formFields.first { $0.name == "q" }?.value ?? ""
+        let identity = request.query("access_token") == nil
+            ? #"{"type": "host", "name": "127.0.0.1_4f3c2a1b", "anonymous": true}"#
+            : #"{"type": "email", "name": "user@example.org", "anonymous": false}"#
+        switch reply {
+        case .answer(let expression):
+            return chat(query, identity, [answer(data: "[]", count: 1, actions: [answerAction(expression)])])
+        case .table:
+            let data = """
+                [{"currency": "EUR/USD", "rate": "1.09302"}, {"currency": "USD/JPY", "rate": "113.326"},
+                 {"currency": "GBP/USD", "rate": "1.27564"}, {"currency": "USD/CHF", "rate": "0.96105"}]
+                """
+            return chat(query, identity, [answer(data: data, count: 59, actions: [
+                answerAction("Here is a currency rate table:"),
+                #"{"type": "table", "count": 3, "columns": {"currency": "Valuta", "rate": "Quota"}}"#,
+            ])])
+        case .rss:
+            let data = (1...4).map { n in
+                #"{"title": "Headline \#(n)", "description": "Story number \#(n).", "link": "https://news.example.org/\#(n)"}"#
+            }
+            return chat(query, identity, [answer(data: "[" + data.joined(separator: ", ") + "]", count: 4, actions: [
+                answerAction("Here are the news:"),
+                #"{"type": "rss", "title": "title", "description": "description", "link": "link", "count": -1}"#,
+            ])])
+        case .planned(let expression, let delay):
+            let planDate = iso8601(Date().addingTimeInterval(Double(delay) / 1000))
+            return chat(query, identity, [answer(data: "[]", count: 1, actions: [
+                answerAction("OK, I will remind you."),
+                #"{"type": "answer", "expression": \#(json(expression)), "plan_delay": \#(delay), "plan_date": "\#(planDate)"}"#,
+            ])])
+        case .emptyAnswers:
+            return chat(query, identity, [])
+        case .noAnswerAction:
+            return chat(query, identity, [answer(data: "[]", count: 1, actions: [
+                #"{"type": "websearch", "query": \#(json(query)), "count": 3}"#,
+            ])])
+        case .everyAction:
+            return chat(query, identity, [answer(data: """
+                [{"ingredient": "flour", "percent": 60}, {"ingredient": "water", "percent": 40}]
+                """, count: 2, actions: everyAction)])
+        case .actions(let actions):
+            return chat(query, identity, [answer(data: "[]", count: 1, actions: actions)])
+        case .htmlError(let status):
+            return htmlPage(status: status, message: "java.lang.IndexOutOfBoundsException: Index: 0, Size: 0")
+        case .rateLimited:
+            return htmlPage(status: 503, message: "your request frequency is too high")
+        case .slow(let delay, let reply):
+            var response = respond(to: request, with: reply)
+            response.delay = delay
+            return response
+        case .garbage:
+            return TestHTTPResponse(status: 200, contentType: "application/json; charset=utf-8",
+                                    body: #"{"query": "x", "answers": [{"actions": [{"type": "answ"#)
+        }
+    }
+
+    private static let everyAction: [String] = [
+        #"{"type": "answer", "expression": "Hallo!", "language": "de"}"#,
+        #"{"type": "table", "columns": {"ingredient": "Ingredient", "percent": "Share"}, "count": -1}"#,
+        #"{"type": "rss", "title": "ingredient", "description": "percent", "link": "ingredient", "count": 1}"#,
+        #"{"type": "websearch", "query": "swift concurrency", "count": 3}"#,
+        #"{"type": "anchor", "link": "https://susi.ai", "text": "Visit SUSI"}"#,
+        #"{"type": "map", "latitude": "52.52", "longitude": 13.405, "zoom": 13}"#,
+        #"{"type": "audio_play", "identifier": "dQw4w9WgXcQ", "identifier_type": "youtube"}"#,
+        #"{"type": "video_play", "identifier": "https://example.org/clip.mp4", "identifier_type": "url"}"#,
+        #"{"type": "audio_volume", "volume": 70}"#,
+        #"{"type": "timer_set", "time": 1700000000}"#,
+        #"{"type": "timer_reset"}"#,
+        #"{"type": "stop"}"#, #"{"type": "pause"}"#, #"{"type": "resume"}"#, #"{"type": "restart"}"#,
+        #"{"type": "next"}"#, #"{"type": "previous"}"#, #"{"type": "shuffle"}"#,
+        #"{"type": "piechart", "total": 100, "key": "ingredient", "value": "percent", "unit": "%"}"#,
+        #"{"type": "image_show", "url": "https://example.org/cat.jpg"}"#,
+        #"{"type": "hologram", "intensity": 11}"#,
+    ]
+
+    private static func chat(_ query: String, _ identity: String, _ answers: [String]) -> TestHTTPResponse {
+        let now = Date()
+        let body = """
+            {"query": \(json(query)), "count": 1, "client_id": "aG9zdF8xMjcuMC4wLjFfNGYzYzJhMWI=",
+             "query_date": "\(iso8601(now))", "answers": [\(answers.joined(separator: ", "))],
+             "answer_date": "\(iso8601(now.addingTimeInterval(0.004)))", "answer_time": 4,
+             "language": "en", "session": {"identity": \(identity)}}
+            """
+        return TestHTTPResponse(status: 200, contentType: "application/json; charset=utf-8", body: body)
+    }
+
+    private static func answer(data: String, count: Int, actions: [String]) -> String {
+        """
+        {"data": \(data), "metadata": {"count": \(count)},
+         "actions": [\(actions.joined(separator: ", "))],
+         "skills": ["/susi_server/conf/susi/en_0090_fail.json"], "persona": {}}
+        """
+    }
+
+    private static func answerAction(_ expression: String) -> String {
+        #"{"type": "answer", "language": "en", "expression": \#(json(expression))}"#
+    }
+
+    private static func login(_ request: TestHTTPRequest, account: Account?) -> TestHTTPResponse {
+        guard let account, request.query("login") == account.login, request.query("password") == account.password,
+              request.query("type") == "access-token"
+        else { return htmlPage(status: 401, message: "Invalid credentials") }
+        let body = """
+            {"accepted": true, "valid_seconds": \(account.validSeconds), "access_token": \(json(account.token)),
+             "message": "You are logged in as \(account.login)",
+             "session": {"identity": {"type": "email", "name": \(json(account.login)), "anonymous": false}}}
+            """
+        return TestHTTPResponse(status: 200, contentType: "application/json; charset=utf-8", body: body)
+    }
+
+    /// A Jetty-style error page, as susi_server sends for 4xx/5xx.
+    private static func htmlPage(status: Int, message: String) -> TestHTTPResponse {
+        let body = """
+            <html>
+            <head>
+            <meta http-equiv="Content-Type" content="text/html;charset=utf-8"/>
+            <title>Error \(status) \(message)</title>
+            </head>
+            <body><h2>HTTP ERROR \(status)</h2>
+            <p>Problem accessing /susi/chat.json. Reason:
+            <pre>    \(message)</pre></p><hr><a href="http://eclipse.org/jetty">Powered by Jetty://</a><hr/>
+            </body>
+            </html>
+            """
+        return TestHTTPResponse(status: status, contentType: "text/html;charset=utf-8", body: body)
+    }
+
+    private static func json(_ text: String) -> String {
+        let data = try? JSONSerialization.data(withJSONObject: text, options: [.fragmentsAllowed])
+        return data.map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+    }
+
+    private static func iso8601(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
+    /// The queue of scripted replies, shared with the server's connection threads.
+    private final class Script: @unchecked Sendable {  // @unchecked: guarded by `lock`
+        private let lock = NSLock()
+        private var queue: [Reply] = []
+        private let fallback: Reply
+
+        init(fallback: Reply) { self.fallback = fallback }
+
+        func enqueue(_ replies: [Reply]) { lock.withLock { queue += replies } }
+
+        func next() -> Reply {
+            lock.withLock { queue.isEmpty ? fallback : queue.removeFirst() }
+        }
+    }
+}
