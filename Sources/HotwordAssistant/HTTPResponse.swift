@@ -29,8 +29,10 @@ public struct HTTPResponse: Sendable, Equatable {
 
     /// A one-line description of the body for error messages: the `<title>` of an HTML page,
     /// otherwise its first characters with whitespace collapsed.
-    public var bodySummary: String {
-        let text = self.text
+    public var bodySummary: String { HTTPResponse.summary(of: body) }
+
+    static func summary(of body: Data) -> String {
+        let text = String(decoding: body, as: UTF8.self)
         if let title = HTTPResponse.htmlTitle(in: text), !title.isEmpty { return title }
         let collapsed = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         let limit = 120
