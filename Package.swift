@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(name: "HotwordCoreTests", dependencies: ["HotwordCore", "HotwordModels", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAudioTests", dependencies: ["HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordTestSupport"]),
-        .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordTestSupport"]),
+        .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordTestSupport", logging]),
         .testTarget(name: "hotwordCLITests", dependencies: ["hotword", "HotwordTestSupport"]),
     ]
 )

@@ -107,12 +107,17 @@ public struct TestHTTPResponse: Sendable {
     public var body: Data
     public var delay: Duration
 
-    public init(status: Int, contentType: String, body: String, headers: [TestHTTPField] = [],
+    public init(status: Int, contentType: String, body: Data, headers: [TestHTTPField] = [],
                 delay: Duration = .zero) {
         self.status = status
         self.headers = [TestHTTPField("Content-Type", contentType)] + headers
-        self.body = Data(body.utf8)
+        self.body = body
         self.delay = delay
+    }
+
+    public init(status: Int, contentType: String, body: String, headers: [TestHTTPField] = [],
+                delay: Duration = .zero) {
+        self.init(status: status, contentType: contentType, body: Data(body.utf8), headers: headers, delay: delay)
     }
 }
 
