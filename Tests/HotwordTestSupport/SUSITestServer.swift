@@ -30,6 +30,8 @@ public final class SUSITestServer: Sendable {
         case slow(Duration, Reply)
         /// Broken JSON with a JSON content type.
         case garbage
+        /// Anything else, e.g. a 200 HTML page from a captive portal.
+        case raw(status: Int, contentType: String, body: String)
     }
 
     public struct Account: Sendable {
@@ -134,6 +136,8 @@ public final class SUSITestServer: Sendable {
         case .garbage:
             return TestHTTPResponse(status: 200, contentType: "application/json; charset=utf-8",
                                     body: #"{"query": "x", "answers": [{"actions": [{"type": "answ"#)
+        case .raw(let status, let contentType, let body):
+            return TestHTTPResponse(status: status, contentType: contentType, body: body)
         }
     }
 
