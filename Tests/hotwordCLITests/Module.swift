@@ -1,1 +1,0 @@
-// Tests that run the hotword binary.
