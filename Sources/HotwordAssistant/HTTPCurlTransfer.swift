@@ -42,11 +42,7 @@ final class HTTPCurlTransfer {
                                             detail: "curl_global_init failed"))
         }
         if cancellation.isCancelled { return .failure(.cancelled(url: url)) }
-        guard let handle = curl_easy_init() else {
-            return .failure(.transferFailed(url: url, code: -1, detail: "curl_easy_init failed"))
-        }
-        defer { curl_easy_cleanup(handle) }
-
+        // What the handle points to must outlive it: these are released after the cleanup below.
         var headerList: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(headerList) }
         var mime: OpaquePointer?
@@ -54,6 +50,10 @@ final class HTTPCurlTransfer {
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         defer { errorBuffer.deallocate() }
+        guard let handle = curl_easy_init() else {
+            return .failure(.transferFailed(url: url, code: -1, detail: "curl_easy_init failed"))
+        }
+        defer { curl_easy_cleanup(handle) }
 
         let context = Unmanaged.passUnretained(self).toOpaque()
         hotword_curl_set_string(handle, CURLOPT_URL, request.fullURL)
@@ -63,8 +63,8 @@ final class HTTPCurlTransfer {
         hotword_curl_set_long(handle, CURLOPT_MAXREDIRS, 5)
         // Signals cannot be used for timeouts in a multi-threaded process.
         hotword_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
-        hotword_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(timeouts.connect))
-        hotword_curl_set_long(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(timeouts.total))
+        hotword_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, timeouts.connect.inMilliseconds)
+        hotword_curl_set_long(handle, CURLOPT_TIMEOUT_MS, timeouts.total.inMilliseconds)
         hotword_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
 
         hotword_curl_set_pointer(handle, CURLOPT_WRITEDATA, context)
@@ -168,8 +168,8 @@ final class HTTPCurlTransfer {
             var connectMicroseconds: curl_off_t = 0
             hotword_curl_get_off_t(handle, CURLINFO_CONNECT_TIME_T, &connectMicroseconds)
             return connectMicroseconds == 0
-                ? .connectTimedOut(url: url, seconds: Self.seconds(min(timeouts.connect, timeouts.total)))
-                : .timedOut(url: url, seconds: Self.seconds(timeouts.total))
+                ? .connectTimedOut(url: url, seconds: min(timeouts.connect, timeouts.total).inSeconds)
+                : .timedOut(url: url, seconds: timeouts.total.inSeconds)
         case CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE:
             return .connectionLost(url: url, detail: detail)
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,
@@ -182,15 +182,5 @@ final class HTTPCurlTransfer {
         default:
             return .transferFailed(url: url, code: Int(code.rawValue), detail: detail)
         }
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

@@ -81,6 +81,15 @@ public struct HTTPTimeouts: Sendable, Equatable {
     public static let standard = HTTPTimeouts(connect: .seconds(5), total: .seconds(15))
 }
 
+extension Duration {
+    /// Whole milliseconds, at least 1 (libcurl reads 0 as "no timeout").
+    var inMilliseconds: Int {
+        max(1, Int(components.seconds) * 1000 + Int(components.attoseconds / 1_000_000_000_000_000))
+    }
+
+    var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
 /// One HTTP request. GET when there is no body, POST otherwise.
 public struct HTTPRequest: Sendable, Equatable {
     public enum Method: String, Sendable {

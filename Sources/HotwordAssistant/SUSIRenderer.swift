@@ -33,7 +33,7 @@ public struct SUSIRenderer: Sendable {
         let rendered = reply.actions.flatMap { steps(for: $0, in: reply) }
         guard rendered.allSatisfy({ if case .unknown = $0 { true } else { false } }) else { return rendered }
         let message = SUSIError.noAnswer(query: reply.query).spokenMessage
-        return rendered + [.print("SUSI: \(message)"), .speak(message, language: nil)]
+        return rendered + [.print("SUSI: \(message)"), .speak(message, language: "en")]
     }
 
     private func steps(for action: SUSIAction, in reply: SUSIReply) -> [SUSIStep] {

@@ -119,7 +119,7 @@ struct SUSIRendererTests {
 
     @Test func replyWithNothingToPresentGetsAPoliteAnswer() async throws {
         let polite: [SUSIStep] = [.print("SUSI: Sorry, I have no answer to that."),
-                                  .speak("Sorry, I have no answer to that.", language: nil)]
+                                  .speak("Sorry, I have no answer to that.", language: "en")]
         #expect(try await steps(for: .actions([#"{"type": "hologram"}"#])) == polite)
         #expect(try await steps(for: .actions([])) == polite)
         #expect(try await steps(for: .actions([#"{"type": "answer", "expression": "  "}"#])) == polite)

@@ -123,7 +123,7 @@ public struct TestHTTPResponse: Sendable {
 
 /// A real HTTP/1.1 server on 127.0.0.1 and an ephemeral port, for tests: one thread accepts,
 /// one thread per connection answers (`Connection: close`) with what `handler` returns, and
-/// every request is recorded. It stops by itself after `maxConnections` connections or
+/// every request is recorded (request bodies need a `Content-Length`). It stops by itself after `maxConnections` connections or
 /// `lifetime`, so a forgotten server cannot hang a test run; `shutdown()` stops it at once.
 public final class TestHTTPServer: @unchecked Sendable {  // @unchecked: mutable state is guarded by `lock`
     public typealias Handler = @Sendable (TestHTTPRequest) -> TestHTTPResponse
