@@ -9,6 +9,7 @@ packages=(
   libpocketsphinx-dev pocketsphinx-en-us  # embedded offline speech-to-text
   libespeak-ng-dev espeak-ng         # embedded text-to-speech and synthetic training voices
   flite                              # more synthetic training voices
+  libopenblas-dev                    # matrix products (cblas_sgemm) for training keyword networks
 )
 missing=()
 for p in "${packages[@]}"; do
