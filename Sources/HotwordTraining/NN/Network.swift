@@ -104,8 +104,10 @@ public final class Network {
         var needed: [Int?] = Array(repeating: nil, count: operations.count)
         var wanted: Int? = 1
         for index in operations.indices.reversed() {
-            needed[index] = wanted
-            wanted = operations[index].inputFrames(forOutputs: wanted)
+            let reads = operations[index].inputFrames(forOutputs: wanted)
+            // A recurrence makes an output for every input frame it reads, all of them.
+            needed[index] = reads == nil ? nil : wanted
+            wanted = reads
         }
         framesNeeded = needed
         guard let minimum = Network.minimumFrames(operations, needed: needed) else {
