@@ -7,7 +7,7 @@ struct Hotword: AsyncParsableCommand {
         commandName: "hotword",
         abstract: "Offline wake-word detection and voice assistant.",
         version: HotwordVersion.current,
-        subcommands: [DetectCommand.self, BenchCommand.self]
+        subcommands: [DetectCommand.self, BenchCommand.self, TrainCommand.self]
     )
 }
 

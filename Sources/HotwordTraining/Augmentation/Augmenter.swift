@@ -90,8 +90,11 @@ final class Augmenter {
     func window(from clip: [Float], alignment: Alignment, using rng: inout SeededRandom) -> [Float]? {
         var audio = clip
         let speed = Float.random(in: settings.speedRange, using: &rng)
-        if speed != 1 {
-            audio = Resampler.convert(audio, from: Double(frontend.sampleRate) * Double(speed), to: Double(frontend.sampleRate))
+        // Played back `speed` times faster: resample as if recorded at rate·speed. Rates in
+        // the configured range are always valid, so a failure would only skip the perturbation.
+        if speed != 1, let faster = try? Resampler.convert(audio, from: Double(frontend.sampleRate) * Double(speed),
+                                                             to: Double(frontend.sampleRate)) {
+            audio = faster
         }
         guard let bounds = SpeechBounds.find(in: audio) else { return nil }
         let end: Int

@@ -34,26 +34,45 @@ public struct AudioBank: Sendable {
     }
 }
 
-/// `map` over an array on several threads, results in input order.
+/// `map` over an array on several threads (items taken in turn from a shared counter, so
+/// uneven work balances), results in input order.
 enum ParallelMap {
     static func map<T, R>(_ items: [T], threads: Int, _ transform: (T) -> R) -> [R] {
         guard threads > 1, items.count > 1 else { return items.map(transform) }
         var results = [R?](repeating: nil, count: items.count)
-        let lock = NSLock()
-        var next = 0
         results.withUnsafeMutableBufferPointer { output in
-            let output = output
-            DispatchQueue.concurrentPerform(iterations: min(threads, items.count)) { _ in
-                while true {
-                    let index: Int = lock.withLock {
-                        defer { next += 1 }
-                        return next
-                    }
-                    guard index < items.count else { return }
-                    output[index] = transform(items[index])
-                }
+            withoutActuallyEscaping(transform) { transform in
+                let work = SharedWork(items: items, output: output, transform: transform)
+                DispatchQueue.concurrentPerform(iterations: min(threads, items.count)) { _ in work.run() }
             }
         }
         return results.map { $0! }
+    }
+}
+
+/// Each index is claimed once under the lock and written by one thread only, and `map`
+/// returns after every worker is done, so sharing the buffer and closure is safe.
+private final class SharedWork<T, R>: @unchecked Sendable {
+    let items: [T]
+    let output: UnsafeMutableBufferPointer<R?>
+    let transform: (T) -> R
+    private let lock = NSLock()
+    private var next = 0
+
+    init(items: [T], output: UnsafeMutableBufferPointer<R?>, transform: @escaping (T) -> R) {
+        self.items = items
+        self.output = output
+        self.transform = transform
+    }
+
+    func run() {
+        while true {
+            let index: Int = lock.withLock {
+                defer { next += 1 }
+                return next
+            }
+            guard index < items.count else { return }
+            output[index] = transform(items[index])
+        }
     }
 }

@@ -48,7 +48,7 @@ struct ExampleFactory {
 
         let seed = options.seed &+ (part == .train ? 0 : 0x5EED)
         let sources = data.sources
-        let results = try ParallelMap.map(Array(jobs.enumerated()), threads: options.threads) { (index, job) -> ExamplePool in
+        let results = ParallelMap.map(Array(jobs.enumerated()), threads: options.threads) { (index, job) -> ExamplePool in
             var rng = SeededRandom.derived(seed: seed &+ UInt64(round) &* 1_000_003, stream: UInt64(index))
             var out = ExamplePool(frames: frames, width: width)
             guard let augmenter = try? Augmenter(settings: settings, sources: sources, frontend: options.frontend, frames: frames) else {
