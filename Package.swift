@@ -33,6 +33,7 @@ let package = Package(
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
         systemLibrary("CPocketSphinx", pkgConfig: "pocketsphinx", apt: "libpocketsphinx-dev"),
         systemLibrary("CEspeakNG", pkgConfig: "espeak-ng", apt: "libespeak-ng-dev"),
+        systemLibrary("CBLAS", pkgConfig: "openblas", apt: "libopenblas-dev"),
 
         // Features, model, detector: pure computation, no I/O.
         .target(name: "HotwordCore", dependencies: ["CFFTW"]),
@@ -44,7 +45,7 @@ let package = Package(
             .product(name: "Atomics", package: "swift-atomics"), logging,
         ]),
         // Data synthesis, augmentation, training, evaluation and tuning.
-        .target(name: "HotwordTraining", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", logging]),
+        .target(name: "HotwordTraining", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "CBLAS", logging]),
         // The voice assistant: listen loop, speech to text, SUSI client, text to speech, configuration.
         .target(name: "HotwordAssistant", dependencies: [
             "HotwordCore", "HotwordModels", "HotwordAudio", "CCurl", "CPocketSphinx", "CEspeakNG",

@@ -10,6 +10,7 @@ packages=(
   libespeak-ng-dev espeak-ng         # embedded text-to-speech and synthetic training voices
   flite                              # more synthetic training voices
   sox libsox-fmt-base                # tests: an independent encoder/decoder (FLAC, OGG, WAV) to check our audio files against
+  libopenblas-dev                    # matrix products (cblas_sgemm) for training keyword networks
 )
 missing=()
 for p in "${packages[@]}"; do

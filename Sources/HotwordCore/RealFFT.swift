@@ -3,7 +3,7 @@ import Foundation
 
 /// FFTW's planner has global state and is not thread-safe; executing an existing plan on
 /// arrays of the same alignment is.
-private let fftwPlannerLock = NSLock()
+let fftwPlannerLock = NSLock()
 
 /// The forward FFT of `size` real samples (FFTW r2c), planned once on its own aligned buffers.
 ///

@@ -7,7 +7,15 @@ struct Hotword: AsyncParsableCommand {
         commandName: "hotword",
         abstract: "Offline wake-word detection and voice assistant.",
         version: HotwordVersion.current,
-        subcommands: [DetectCommand.self, BenchCommand.self, AskCommand.self]
+        subcommands: [
+            // listening and asking
+            AskCommand.self,
+            // offline detection and measurement
+            DetectCommand.self,
+            BenchCommand.self,
+            // models
+            TrainCommand.self,
+        ]
     )
 }
 

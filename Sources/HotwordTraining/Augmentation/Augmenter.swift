@@ -1,0 +1,159 @@
+import Foundation
+import HotwordAudio
+import HotwordCore
+
+/// How training audio is varied, so a model learns the word and not the recording.
+public struct AugmentationSettings: Sendable, Hashable {
+    /// Share of examples with background noise mixed in, and its signal-to-noise ratio in dB.
+    public var noiseProbability: Float = 0.85
+    public var snrRange: ClosedRange<Float> = 0...20
+    /// Share of examples convolved with a room response; of those, the share using recorded
+    /// (large) rooms rather than synthetic small rooms (RT60 0.15–0.7 s).
+    public var reverbProbability: Float = 0.5
+    public var recordedRoomShare: Float = 0.3
+    /// Speed perturbation (tempo and pitch together), as a factor.
+    public var speedRange: ClosedRange<Float> = 0.88...1.12
+    /// Speech level, dB relative to full scale (RMS over the speech).
+    public var levelRange: ClosedRange<Float> = -42...(-12)
+    /// Where a positive window ends relative to the keyword's end, in 10 ms frames.
+    public var endJitterFrames: ClosedRange<Int> = -4...10
+    /// SpecAugment: probability, longest time mask (frames), widest frequency mask (bands).
+    public var specAugmentProbability: Float = 0.5
+    public var maximumTimeMask = 10
+    public var maximumFrequencyMask = 6
+
+    public init() {}
+
+    /// Augmentation off: for checks that want clean audio.
+    public static var none: AugmentationSettings {
+        var settings = AugmentationSettings()
+        settings.noiseProbability = 0
+        settings.reverbProbability = 0
+        settings.speedRange = 1...1
+        settings.endJitterFrames = 0...0
+        settings.specAugmentProbability = 0
+        return settings
+    }
+}
+
+/// Noise recordings and room responses to draw from.
+public struct AugmentationSources: Sendable {
+    public var noise: [[Float]]
+    public var roomResponses: [[Float]]
+
+    public init(noise: [[Float]], roomResponses: [[Float]]) {
+        // Sources differ a lot in level: bring every noise to one RMS before mixing by SNR.
+        self.noise = noise.map { Mixing.normalise($0, toRMS: 0.05) }
+        self.roomResponses = roomResponses.map(Self.alignedToDirectPath)
+    }
+
+    /// Starts a measured response at its strongest tap (the direct sound), so reverberated
+    /// speech is not delayed.
+    static func alignedToDirectPath(_ response: [Float]) -> [Float] {
+        guard let peak = response.indices.max(by: { abs(response[$0]) < abs(response[$1]) }), abs(response[peak]) > 0 else {
+            return response
+        }
+        let scale = 1 / response[peak]
+        return response[peak...].prefix(16_000 * 2).map { $0 * scale }
+    }
+}
+
+/// Turns clips into augmented feature windows. One per thread (it owns an FFT convolver and a
+/// feature extractor); randomness comes from the generator the caller passes.
+final class Augmenter {
+    let settings: AugmentationSettings
+    let sources: AugmentationSources
+    let frontend: FrontendConfig
+    let frames: Int
+    private let extractor: FeatureExtractor
+    private let convolver = FFTConvolver()
+
+    /// Samples in a window of `frames` feature frames.
+    var windowSamples: Int { (frames - 1) * frontend.frameShift + frontend.frameLength }
+
+    init(settings: AugmentationSettings, sources: AugmentationSources, frontend: FrontendConfig, frames: Int) throws {
+        self.settings = settings
+        self.sources = sources
+        self.frontend = frontend
+        self.frames = frames
+        extractor = try FeatureExtractor(config: frontend)
+    }
+
+    enum Alignment {
+        /// The window ends at the speech end plus the configured jitter (positives, confusables).
+        case speechEnd
+        /// The window ends part-way into the speech: a keyword not yet complete.
+        case partial
+    }
+
+    /// A window of `frames` feature frames cut from a clip and augmented; nil if the clip holds no speech.
+    func window(from clip: [Float], alignment: Alignment, using rng: inout SeededRandom) -> [Float]? {
+        var audio = clip
+        let speed = Float.random(in: settings.speedRange, using: &rng)
+        // Played back `speed` times faster: resample as if recorded at rate·speed. Rates in
+        // the configured range are always valid, so a failure would only skip the perturbation.
+        if speed != 1, let faster = try? Resampler.convert(audio, from: Double(frontend.sampleRate) * Double(speed),
+                                                             to: Double(frontend.sampleRate)) {
+            audio = faster
+        }
+        guard let bounds = SpeechBounds.find(in: audio) else { return nil }
+        let end: Int
+        switch alignment {
+        case .speechEnd:
+            end = bounds.end + Int.random(in: settings.endJitterFrames, using: &rng) * frontend.frameShift
+        case .partial:
+            end = bounds.start + Int(Float(bounds.length) * Float.random(in: 0.15...0.5, using: &rng))
+        }
+        var window = [Float](repeating: 0, count: windowSamples)
+        let start = end - windowSamples
+        for i in 0..<windowSamples where start + i >= 0 && start + i < audio.count { window[i] = audio[start + i] }
+        let speech = max(0, bounds.start - start)..<min(windowSamples, max(0, bounds.end - start))
+        augment(&window, speech: speech.isEmpty ? 0..<windowSamples : speech, using: &rng)
+        return features(of: window, using: &rng)
+    }
+
+    /// Reverberation, level, noise and a faint microphone floor, in place.
+    func augment(_ audio: inout [Float], speech: Range<Int>, using rng: inout SeededRandom) {
+        if Float.random(in: 0..<1, using: &rng) < settings.reverbProbability {
+            let response: [Float]
+            if !sources.roomResponses.isEmpty, Float.random(in: 0..<1, using: &rng) < settings.recordedRoomShare {
+                response = sources.roomResponses.randomElement(using: &rng)!
+            } else {
+                response = Mixing.syntheticRoomResponse(rt60: .random(in: 0.15...0.7, using: &rng),
+                                                        directToReverberant: .random(in: -3...12, using: &rng), using: &rng)
+            }
+            audio = Array(convolver.convolve(audio, with: response).prefix(audio.count))
+        }
+        let level = Mixing.rms(audio[speech])
+        if level > 1e-7 {
+            let target = pow(10, Float.random(in: settings.levelRange, using: &rng) / 20)
+            for i in audio.indices { audio[i] *= target / level }
+        }
+        if !sources.noise.isEmpty, Float.random(in: 0..<1, using: &rng) < settings.noiseProbability {
+            let noise = sources.noise.randomElement(using: &rng)!
+            Mixing.addNoise(noise, offset: .random(in: 0..<noise.count, using: &rng), to: &audio,
+                            snr: .random(in: settings.snrRange, using: &rng), reference: speech)
+        }
+        // Real microphones are never digitally silent.
+        let floor = pow(10, Float.random(in: -80...(-60), using: &rng) / 20) * 1.73
+        for i in audio.indices { audio[i] = min(1, max(-1, audio[i] + Float.random(in: -floor...floor, using: &rng))) }
+    }
+
+    /// Features of a whole signal, `[frames][features]`, with SpecAugment masks.
+    func features(of audio: [Float], using rng: inout SeededRandom) -> [Float] {
+        extractor.reset()
+        var values = extractor.frames(of: audio).values
+        let width = frontend.featureCount, count = values.count / width
+        if count > 0, Float.random(in: 0..<1, using: &rng) < settings.specAugmentProbability {
+            // Masks take the utterance's mean value, as silence would be out of place mid-word.
+            let mean = values.reduce(0, +) / Float(values.count)
+            let timeMask = Int.random(in: 0...settings.maximumTimeMask, using: &rng)
+            let t0 = Int.random(in: 0..<count, using: &rng)
+            for t in t0..<min(count, t0 + timeMask) { for f in 0..<width { values[t * width + f] = mean } }
+            let frequencyMask = Int.random(in: 0...settings.maximumFrequencyMask, using: &rng)
+            let f0 = Int.random(in: 0..<width, using: &rng)
+            for t in 0..<count { for f in f0..<min(width, f0 + frequencyMask) { values[t * width + f] = mean } }
+        }
+        return values
+    }
+}

@@ -1,1 +1,0 @@
-// HotwordTraining: synthesis, augmentation, training, evaluation, tuning.

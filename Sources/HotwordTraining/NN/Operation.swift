@@ -1,0 +1,50 @@
+/// A trainable tensor with its gradient (accumulated by backward passes until zeroed).
+final class Parameter {
+    let count: Int
+    let values: FloatBuffer
+    let gradient: FloatBuffer
+    /// Weight decay applies to weights, not to biases or batch-norm scales and shifts.
+    let decays: Bool
+
+    init(_ initialValues: [Float], decays: Bool) {
+        count = initialValues.count
+        values = FloatBuffer(initialValues)
+        gradient = FloatBuffer(count: initialValues.count)
+        self.decays = decays
+    }
+
+    var valuesArray: [Float] { values.array(count) }
+}
+
+/// What a forward pass needs besides its input.
+struct ForwardContext {
+    var training: Bool
+    var parallelism: Parallelism
+    /// Which training pass this is: dropout masks are a function of the seed and this number.
+    var round: UInt64
+}
+
+/// One step of a network's computation on `[batch][frames][channels]` sequences. Outputs are
+/// aligned to the end of the input: the last output frame always belongs to the last input frame.
+/// Buffers are owned by the operation and valid until its next forward pass.
+protocol Operation: AnyObject {
+    var outputChannels: Int { get }
+    var parameters: [Parameter] { get }
+    /// Input frames read to make the last `outputs` output frames (nil: all of them, or all of the input).
+    func inputFrames(forOutputs outputs: Int?) -> Int?
+    /// How many output frames `frames` input frames can give.
+    func outputFrames(inputFrames frames: Int) -> Int
+    /// Computes the last `outputFrames` output frames.
+    func forward(_ input: SequenceView, outputFrames: Int, context: ForwardContext) -> SequenceView
+    /// Adds the parameter gradients for `outputGradient` (same shape as the last output) and,
+    /// when asked, returns the gradient with respect to the last input.
+    func backward(_ outputGradient: SequenceView, needsInputGradient: Bool, parallelism: Parallelism) -> SequenceView?
+}
+
+/// Operations that map each frame to one frame (batch norm, activations, dropout).
+protocol FramewiseOperation: Operation {}
+
+extension FramewiseOperation {
+    func inputFrames(forOutputs outputs: Int?) -> Int? { outputs }
+    func outputFrames(inputFrames frames: Int) -> Int { frames }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import HotwordCore
+
+/// Draws labelled, augmented feature windows from the training data, in parallel and
+/// deterministically: each clip's randomness comes from (seed, round, clip), never from timing.
+struct ExampleFactory {
+    let options: TrainingOptions
+    let data: TrainingData
+    let frames: Int
+
+    private var width: Int { options.frontend.featureCount }
+
+    /// Weight of a window the model once fired on, relative to an ordinary negative.
+    static let hardNegativeWeight: Float = 3
+
+    func trainingPool(round: Int) throws -> ExamplePool {
+        try pool(part: .train, round: round, settings: options.augmentation, positiveVariants: options.positiveVariants,
+                 streamWindows: options.negativeWindows)
+    }
+
+    /// Fixed (same seed every time) and augmented the way the evaluation is: noise at 10 dB.
+    func validationPool() throws -> ExamplePool {
+        var settings = AugmentationSettings()
+        settings.snrRange = 5...15
+        settings.specAugmentProbability = 0
+        settings.speedRange = 0.95...1.05
+        return try pool(part: .validation, round: 0, settings: settings, positiveVariants: 3,
+                        streamWindows: max(2_000, options.negativeWindows / 6))
+    }
+
+    private func pool(part: DataSplit.Part, round: Int, settings: AugmentationSettings, positiveVariants: Int,
+                      streamWindows: Int) throws -> ExamplePool {
+        enum Job { case positive(Int, variant: Int), utterance(Int), partial(Int), falseAlarm(Int), stream(Int) }
+        let positives = data.positives[part] ?? [], utterances = data.utterances[part] ?? []
+        var jobs: [Job] = []
+        for clip in positives.indices {
+            jobs += (0..<positiveVariants).map { Job.positive(clip, variant: $0) }
+            jobs.append(.partial(clip))
+        }
+        jobs += utterances.indices.map(Job.utterance)
+        if part == .train { jobs += data.falseAlarms.indices.map(Job.falseAlarm) }
+        // Long negative audio is augmented in segments of ~20 s, then cut into windows.
+        let stream = data.streams[part] ?? []
+        let segmentLength = 20 * options.frontend.sampleRate
+        let segments = stream.count / segmentLength + (stream.count % segmentLength > 0 ? 1 : 0)
+        jobs += (0..<segments).map(Job.stream)
+        let windowsPerSegment = segments > 0 ? (streamWindows + segments - 1) / segments : 0
+
+        let seed = options.seed &+ (part == .train ? 0 : 0x5EED)
+        let sources = data.sources
+        let results = ParallelMap.map(Array(jobs.enumerated()), threads: options.threads) { (index, job) -> ExamplePool in
+            var rng = SeededRandom.derived(seed: seed &+ UInt64(round) &* 1_000_003, stream: UInt64(index))
+            var out = ExamplePool(frames: frames, width: width)
+            guard let augmenter = try? Augmenter(settings: settings, sources: sources, frontend: options.frontend, frames: frames) else {
+                return out
+            }
+            switch job {
+            case .positive(let clip, _):
+                if let window = augmenter.window(from: positives[clip], alignment: .speechEnd, using: &rng) { out.append(window, label: 1) }
+            case .partial(let clip):
+                if let window = augmenter.window(from: positives[clip], alignment: .partial, using: &rng) { out.append(window, label: 0) }
+            case .utterance(let clip):
+                if let window = augmenter.window(from: utterances[clip], alignment: .speechEnd, using: &rng) { out.append(window, label: 0) }
+            case .falseAlarm(let clip):
+                if let window = augmenter.window(from: data.falseAlarms[clip], alignment: .speechEnd, using: &rng) {
+                    out.append(window, label: 0, weight: Self.hardNegativeWeight)
+                }
+            case .stream(let segment):
+                let start = segment * segmentLength
+                var audio = Array(stream[start..<min(stream.count, start + segmentLength + augmenter.windowSamples)])
+                augmenter.augment(&audio, speech: 0..<audio.count, using: &rng)
+                let features = augmenter.features(of: audio, using: &rng)
+                let available = features.count / width - frames
+                guard available > 0 else { break }
+                for _ in 0..<windowsPerSegment {
+                    let t = Int.random(in: 0...available, using: &rng)
+                    out.append(Array(features[(t * width)..<((t + frames) * width)]), label: 0)
+                }
+            }
+            return out
+        }
+        var pool = ExamplePool(frames: frames, width: width)
+        for result in results { pool.append(contentsOf: result) }
+        guard pool.positives > 0 else { throw TrainingError.noAudio(role: "usable keyword (no speech found in any clip)", folders: options.positiveFolders) }
+        return pool
+    }
+
+    /// Runs the model over the training negatives as the daemon would and returns the windows
+    /// ending where it fired: the negatives it finds hardest.
+    func hardNegatives(for model: KeywordModel, round: Int) throws -> ExamplePool {
+        let stream = data.streams[.train] ?? []
+        var out = ExamplePool(frames: frames, width: width)
+        guard !stream.isEmpty else { return out }
+        var rng = SeededRandom.derived(seed: options.seed &+ 0xBAD, stream: UInt64(round))
+        let augmenter = try Augmenter(settings: options.augmentation, sources: data.sources, frontend: options.frontend, frames: frames)
+        let segmentLength = 60 * options.frontend.sampleRate
+        let threshold: Float = 0.3
+        var start = 0
+        while start < stream.count {
+            var audio = Array(stream[start..<min(stream.count, start + segmentLength)])
+            augmenter.augment(&audio, speech: 0..<audio.count, using: &rng)
+            let features = augmenter.features(of: audio, using: &rng)
+            let network = StreamingNetwork(model: model)
+            var lastTaken = -frames
+            features.withUnsafeBufferPointer { values in
+                for t in 0..<(features.count / width) {
+                    guard let score = network.push(values.baseAddress! + t * width)?.first, t >= frames - 1 else { continue }
+                    if score >= threshold, t - lastTaken >= 20 {
+                        out.append(Array(values[((t + 1 - frames) * width)..<((t + 1) * width)]), label: 0, weight: Self.hardNegativeWeight)
+                        lastTaken = t
+                    }
+                }
+            }
+            start += segmentLength
+        }
+        return out
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import HotwordCore
+
+/// Labelled feature windows, stored contiguously: window i is
+/// `features[i·frames·width ..< (i+1)·frames·width]`.
+struct ExamplePool {
+    let frames: Int
+    let width: Int
+    private(set) var features: [Float] = []
+    private(set) var labels: [Float] = []
+    private(set) var weights: [Float] = []
+
+    init(frames: Int, width: Int) {
+        self.frames = frames
+        self.width = width
+    }
+
+    var count: Int { labels.count }
+    var positives: Int { labels.reduce(0) { $0 + ($1 > 0.5 ? 1 : 0) } }
+
+    mutating func append(_ window: [Float], label: Float, weight: Float = 1) {
+        precondition(window.count == frames * width, "window of \(window.count) values, expected \(frames * width)")
+        features += window
+        labels.append(label)
+        weights.append(weight)
+    }
+
+    mutating func append(contentsOf other: ExamplePool) {
+        features += other.features
+        labels += other.labels
+        weights += other.weights
+    }
+
+    /// Scales weights so positives and negatives weigh the same in total.
+    mutating func balanceClasses() {
+        let positiveWeight = zip(labels, weights).reduce(Float(0)) { $0 + ($1.0 > 0.5 ? $1.1 : 0) }
+        let negativeWeight = zip(labels, weights).reduce(Float(0)) { $0 + ($1.0 > 0.5 ? 0 : $1.1) }
+        guard positiveWeight > 0, negativeWeight > 0 else { return }
+        let total = positiveWeight + negativeWeight
+        for i in weights.indices {
+            weights[i] *= labels[i] > 0.5 ? total / (2 * positiveWeight) : total / (2 * negativeWeight)
+        }
+    }
+
+    /// The windows at `indices`, as a batch.
+    func batch(_ indices: ArraySlice<Int>) -> (windows: WindowBatch, labels: [Float], weights: [Float]) {
+        let size = frames * width
+        var values = [Float](repeating: 0, count: indices.count * size)
+        values.withUnsafeMutableBufferPointer { out in
+            features.withUnsafeBufferPointer { all in
+                for (row, index) in indices.enumerated() {
+                    (out.baseAddress! + row * size).update(from: all.baseAddress! + index * size, count: size)
+                }
+            }
+        }
+        return (WindowBatch(values: values, count: indices.count, frames: frames), indices.map { labels[$0] }, indices.map { weights[$0] })
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import HotwordCore
+
+/// The audio a training run draws from, loaded once and split.
+struct TrainingData: Sendable {
+    /// Keyword clips with their speech bounds, by split part.
+    var positives: [DataSplit.Part: [[Float]]]
+    /// Short negative utterances (confusable words, other keywords), windows aligned to their end.
+    var utterances: [DataSplit.Part: [[Float]]]
+    /// Negative audio as one long signal per part, windows cut anywhere.
+    var streams: [DataSplit.Part: [Float]]
+    var falseAlarms: [[Float]]
+    var sources: AugmentationSources
+
+    static func load(_ options: TrainingOptions, report: (TrainingProgress) -> Void) throws -> TrainingData {
+        func corpus(_ folders: [String], role: String) throws -> AudioCorpus {
+            let corpus = try AudioCorpus(folders: folders, split: options.split)
+            if corpus.clips.isEmpty && !folders.isEmpty { throw TrainingError.noAudio(role: role, folders: folders) }
+            return corpus
+        }
+        func bank(_ paths: [String]) -> AudioBank {
+            AudioBank.load(paths, threads: options.threads) { report(.status("skipped \($0)")) }
+        }
+        let positiveCorpus = try corpus(options.positiveFolders, role: "keyword")
+        guard !positiveCorpus.clips.isEmpty else { throw TrainingError.noAudio(role: "keyword", folders: options.positiveFolders) }
+        let negativeCorpus = try corpus(options.negativeFolders, role: "negative")
+        let parts: [DataSplit.Part] = [.train, .validation]
+
+        var data = TrainingData(positives: [:], utterances: [:], streams: [:], falseAlarms: [], sources: AugmentationSources(noise: [], roomResponses: []))
+        for part in parts {
+            data.positives[part] = bank(positiveCorpus.clips(in: part)).clips
+            let negatives = bank(negativeCorpus.clips(in: part)).clips
+            let utteranceLength = Int(options.utteranceSeconds * Double(options.frontend.sampleRate))
+            data.utterances[part] = negatives.filter { $0.count <= utteranceLength }
+            // Half a second of quiet between recordings, so windows rarely straddle two at once.
+            let gap = [Float](repeating: 0, count: options.frontend.sampleRate / 2)
+            data.streams[part] = negatives.reduce(into: [Float]()) { $0 += $1 + gap }
+        }
+        // A keyword with no clips in validation (a tiny folder) validates on training clips.
+        if data.positives[.validation, default: []].isEmpty { data.positives[.validation] = data.positives[.train] }
+        data.falseAlarms = bank(try corpus(options.falseAlarmFolders, role: "false-alarm").clips.map(\.path)).clips
+        data.sources = AugmentationSources(
+            noise: bank(try corpus(options.noiseFolders, role: "noise").clips.map(\.path)).clips,
+            roomResponses: bank(try corpus(options.roomResponseFolders, role: "room response").clips.map(\.path)).clips)
+
+        let rate = Double(options.frontend.sampleRate)
+        for part in parts {
+            report(.status("\(part): \(data.positives[part]!.count) keyword clips, \(data.utterances[part]!.count) negative utterances, \(String(format: "%.1f", Double(data.streams[part]!.count) / rate / 60)) min of negative audio"))
+        }
+        report(.status("augmentation: \(data.sources.noise.count) noise recordings, \(data.sources.roomResponses.count) room responses, \(data.falseAlarms.count) false-alarm clips"))
+        return data
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import HotwordCore
+
+/// Everything `hotword train` can be told; recorded in the model so it can be trained again.
+public struct TrainingOptions: Sendable {
+    public var keyword: String
+    /// Folders (or files) of the keyword spoken, one utterance per clip.
+    public var positiveFolders: [String]
+    /// Speech and sounds that are not the keyword: short clips (confusable words, other
+    /// keywords) and long recordings alike.
+    public var negativeFolders: [String]
+    public var noiseFolders: [String] = []
+    public var roomResponseFolders: [String] = []
+    /// Clips that falsely woke a model; trained on as negatives with extra weight.
+    public var falseAlarmFolders: [String] = []
+    public var split = DataSplit()
+    public var seed: UInt64 = 1
+    public var epochs = 24
+    /// Stop when the validation score has not improved for this many epochs.
+    public var patience = 6
+    public var batchSize = 64
+    public var learningRate: Float = 2e-3
+    /// Width of the network (channels of every convolution).
+    public var channels = 48
+    /// Augmented windows per positive clip in each example pool.
+    public var positiveVariants = 8
+    /// Windows cut from negative audio in each example pool.
+    public var negativeWindows = 24_000
+    /// A fresh pool (new augmentation) is drawn every this many epochs.
+    public var epochsPerPool = 3
+    /// Rounds of: score the negative audio, add the false alarms as hard negatives, fine-tune.
+    public var hardNegativeRounds = 1
+    public var augmentation = AugmentationSettings()
+    public var frontend = FrontendConfig()
+    public var threads = ProcessInfo.processInfo.activeProcessorCount
+    /// Clips longer than this are treated as long recordings (windows anywhere), shorter ones
+    /// also as whole utterances (windows aligned to their end, like the keyword's).
+    public var utteranceSeconds: Double = 6
+    /// The command line, stored in the model's training record.
+    public var command = ""
+
+    public init(keyword: String, positiveFolders: [String], negativeFolders: [String]) {
+        self.keyword = keyword
+        self.positiveFolders = positiveFolders
+        self.negativeFolders = negativeFolders
+    }
+
+    func validate() throws(TrainingError) {
+        func check(_ ok: Bool, _ name: String, _ value: Any, _ expected: String) throws(TrainingError) {
+            if !ok { throw .invalidOption(name: name, value: "\(value)", expected: expected) }
+        }
+        try check(!keyword.trimmingCharacters(in: .whitespaces).isEmpty, "--keyword", "''", "a name")
+        try check(epochs >= 1, "--epochs", epochs, "at least 1")
+        try check(batchSize >= 2, "--batch-size", batchSize, "at least 2")
+        try check(learningRate > 0 && learningRate < 1, "--learning-rate", learningRate, "in (0, 1)")
+        try check(channels >= 4 && channels <= 512, "--channels", channels, "4 to 512")
+        try check(positiveVariants >= 1, "--positive-variants", positiveVariants, "at least 1")
+        try check(negativeWindows >= 10, "--negative-windows", negativeWindows, "at least 10")
+        try check(epochsPerPool >= 1, "--epochs-per-pool", epochsPerPool, "at least 1")
+        try check(threads >= 1, "--threads", threads, "at least 1")
+        try check((0..<1).contains(split.validationFraction + split.testFraction), "split", split.summary, "fractions summing below 1")
+    }
+}

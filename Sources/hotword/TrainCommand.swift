@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import HotwordCore
+import HotwordModels
+import HotwordTraining
+
+/// `hotword train`: a keyword model from recordings, on this machine.
+struct TrainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "train",
+        abstract: "Train a wake-word model from recordings of the word and of other speech.",
+        discussion: """
+            Clips of the keyword (one utterance each), negative speech and sounds, background noise
+            and room responses are split into train/validation/test parts by speaker (see
+            docs/training.md); the test part is left for `hotword eval`. Augmentation (noise at
+            0–20 dB SNR, reverberation, speed, level, SpecAugment) is drawn afresh every few epochs;
+            after training, the model is run over the negative audio and its false alarms are fed
+            back as hard negatives. Deterministic for a given --seed and --threads.
+            """)
+
+    @Option(help: "The wake word, as it should be reported (e.g. \"hey susi\").")
+    var keyword: String
+
+    @Option(name: .customLong("positives"), help: ArgumentHelp("Folder of keyword clips (repeatable).", valueName: "DIR"))
+    var positives: [String]
+
+    @Option(name: .customLong("negatives"), help: ArgumentHelp("Folder of other speech and sounds (repeatable).", valueName: "DIR"))
+    var negatives: [String]
+
+    @Option(name: .customLong("noise"), help: ArgumentHelp("Folder of background noise to mix in (repeatable).", valueName: "DIR"))
+    var noise: [String] = []
+
+    @Option(name: .customLong("rirs"), help: ArgumentHelp("Folder of room impulse responses (repeatable).", valueName: "DIR"))
+    var rirs: [String] = []
+
+    @Option(name: .customLong("false-alarms"), help: ArgumentHelp("Folder of clips that falsely woke a model (repeatable).", valueName: "DIR"))
+    var falseAlarms: [String] = []
+
+    @Option(help: "Random seed: the same seed, data and --threads give the same model.")
+    var seed: UInt64 = 1
+
+    @Option(help: "Most epochs (early stopping may end sooner).")
+    var epochs = 24
+
+    @Option(help: "Channels in every convolution (model size).")
+    var channels = 48
+
+    @Option(help: "Augmented windows per keyword clip per example pool.")
+    var positiveVariants = 8
+
+    @Option(help: "Windows cut from negative audio per example pool.")
+    var negativeWindows = 24_000
+
+    @Option(help: "Rounds of hard-negative mining after training.")
+    var hardNegativeRounds = 1
+
+    @Option(help: "Worker threads.")
+    var threads = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(name: .customLong("out"), help: ArgumentHelp("Where to write the model (.hwks).", valueName: "MODEL"))
+    var output: String
+
+    func run() throws {
+        var options = TrainingOptions(keyword: keyword, positiveFolders: positives, negativeFolders: negatives)
+        options.noiseFolders = noise
+        options.roomResponseFolders = rirs
+        options.falseAlarmFolders = falseAlarms
+        options.seed = seed
+        options.epochs = epochs
+        options.channels = channels
+        options.positiveVariants = positiveVariants
+        options.negativeWindows = negativeWindows
+        options.hardNegativeRounds = hardNegativeRounds
+        options.threads = threads
+        options.command = (["hotword"] + CommandLine.arguments.dropFirst()).map(shellQuoted).joined(separator: " ")
+        let bar = ProgressBar()
+        let started = Date()
+        let model: KeywordModel
+        do {
+            model = try Trainer(options: options, progress: bar.show).train()
+            try ModelStore.save(model, to: output)
+        } catch {
+            bar.finishLine()
+            throw ValidationError("\(error)")
+        }
+        bar.finishLine()
+        let minutes = Date().timeIntervalSince(started) / 60
+        print("wrote \(output): \(model.parameterCount) parameters, \(format(model.multiplyAddsPerSecond / 1e6, 2)) M multiply-adds per second, trained in \(format(minutes, 1)) min")
+    }
+}
+
+/// Draws training progress on stderr: a bar while an epoch runs, a line when it ends.
+final class ProgressBar {
+    private let isTerminal = isatty(STDERR_FILENO) == 1
+    private var barShown = false
+
+    func show(_ progress: TrainingProgress) {
+        switch progress {
+        case .status(let text):
+            line(text)
+        case .batch(let epoch, let done, let total, let loss):
+            guard isTerminal else { return }
+            let width = 30, filled = width * done / max(total, 1)
+            let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
+            write("\r\u{1B}[2Kepoch \(epoch) \(bar) \(done)/\(total) loss \(format(Double(loss), 4))")
+            barShown = true
+        case .epoch(let report):
+            line("epoch \(report.epoch): loss \(format(Double(report.trainingLoss), 4)), validation loss \(format(Double(report.validationLoss), 4)), "
+                + "miss \(format(report.missRate * 100, 1)) % and false alarms \(report.falseAlarms)/\(report.negativeWindows) windows at 0.5, "
+                + "miss \(format(report.missRateAtLowFalseAlarms * 100, 1)) % at 0.5 % false windows\(report.improved ? " *" : "")")
+        }
+    }
+
+    func finishLine() {
+        if barShown { write("\r\u{1B}[2K") }
+        barShown = false
+    }
+
+    private func line(_ text: String) {
+        finishLine()
+        write(text + "\n")
+    }
+
+    private func write(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+}
+
+/// Quotes an argument for display the way a POSIX shell would need it.
+func shellQuoted(_ argument: String) -> String {
+    let safe = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%")
+    return argument.unicodeScalars.allSatisfy(safe.contains) && !argument.isEmpty ? argument : "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
+}
