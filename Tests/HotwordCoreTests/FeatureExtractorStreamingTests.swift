@@ -34,6 +34,21 @@ import Testing
         }
     }
 
+    /// Frame t of a long stream (many history wrap-arounds) is exactly the one frame of its
+    /// own samples [t·S, t·S + N) fed to a fresh extractor.
+    @Test(arguments: [FrontendConfig(), FrontendConfig(frameLength: 256, frameShift: 300, fftSize: 256, melBands: 20)])
+    func everyFrameSeesExactlyItsOwnSamples(config: FrontendConfig) throws {
+        let signal = TestSignal.mixture(count: 40_000, seed: 6)
+        let stream = try FeatureExtractor(config: config).frames(of: signal)
+        let single = try FeatureExtractor(config: config)
+        #expect(stream.frameCount == config.frameCount(sampleCount: signal.count))
+        for t in 0..<stream.frameCount {
+            let start = t * config.frameShift
+            let own = single.frames(of: Array(signal[start..<start + config.frameLength]))
+            #expect(own.values == Array(stream[frame: t]), "frame \(t)")
+        }
+    }
+
     @Test func frameCountFollowsFormula() throws {
         let extractor = try FeatureExtractor(config: FrontendConfig())
         // 400-sample frames every 160 samples: ⌊(n − 400) / 160⌋ + 1 frames once n ≥ 400.
