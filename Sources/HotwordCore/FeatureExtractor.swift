@@ -84,8 +84,8 @@ public final class FeatureExtractor {
             coefficients: config.cepstralCoefficients, melBands: config.melBands, stride: cepstralStride))
         cepstra = Self.allocate(count: cepstralStride)
         if case .runningMean(let timeConstant) = config.normalisation {
-            let framesPerTimeConstant = Double(config.sampleRate) * Double(timeConstant) / Double(config.frameShift)
-            meanSmoothing = Float(1 - exp(-1 / framesPerTimeConstant))
+            let secondsPerFrame = Double(config.frameShift) / Double(config.sampleRate)
+            meanSmoothing = Float(1 - exp(-secondsPerFrame / Double(timeConstant)))
         } else {
             meanSmoothing = nil
         }
@@ -105,7 +105,7 @@ public final class FeatureExtractor {
         historyCount = 0
         nextFrameStart = 0
         framesProduced = 0
-        runningMean.update(repeating: 0, count: featureCount)
+        runningMean.update(repeating: 0, count: FloatVector.paddedCount(featureCount))
     }
 
     /// Appends `samples` to the stream and calls `onFrame` with each frame this completes, in
@@ -182,16 +182,6 @@ public final class FeatureExtractor {
         }
     }
 
-    /// Step 6 in place, a vector at a time (lanes past melBands are scratch).
-    private func computeLogarithms() {
-        let floor = FloatVector(repeating: config.logFloor)
-        for m in stride(from: 0, to: config.melBands, by: FloatVector.scalarCount) {
-            var energy = FloatVector(loading: logMel + m)
-            energy.replace(with: floor, where: energy .< floor)
-            energy.naturalLogarithm().store(to: logMel + m)
-        }
-    }
-
     /// Step 4: P_j = Re(X_j)² + Im(X_j)² from FFTW's interleaved (re, im) output.
     private func computePowerSpectrum() {
         let spectrum = fft.output
@@ -206,6 +196,16 @@ public final class FeatureExtractor {
         while j < binCount {
             power[j] = spectrum[2 * j] * spectrum[2 * j] + spectrum[2 * j + 1] * spectrum[2 * j + 1]
             j += 1
+        }
+    }
+
+    /// Step 6 in place, a vector at a time (lanes past melBands are scratch).
+    private func computeLogarithms() {
+        let floor = FloatVector(repeating: config.logFloor)
+        for m in stride(from: 0, to: config.melBands, by: FloatVector.scalarCount) {
+            var energy = FloatVector(loading: logMel + m)
+            energy.replace(with: floor, where: energy .< floor)
+            energy.naturalLogarithm().store(to: logMel + m)
         }
     }
 
