@@ -3,11 +3,9 @@
 #include <stdio.h>
 
 // alsa-lib prints its diagnostics to stderr through a C-variadic handler, which Swift cannot
-// implement. This formats each message and hands the plain text to a non-variadic sink, so
-// HotwordAudio can route it to swift-log instead of the user's terminal.
-typedef void (*hotword_alsa_message_sink)(const char *message);
-
-static hotword_alsa_message_sink hotword_alsa_sink;
+// implement. This one formats each message and passes the plain text to
+// hotword_alsa_message, which HotwordAudio implements in Swift (@_cdecl) to log it.
+void hotword_alsa_message(const char *message);
 
 static void hotword_alsa_error_handler(const char *file, int line, const char *function,
                                        int err, const char *fmt, ...) {
@@ -22,10 +20,9 @@ static void hotword_alsa_error_handler(const char *file, int line, const char *f
         size_t length = strlen(message);
         snprintf(message + length, sizeof message - length, ": %s", snd_strerror(err));
     }
-    if (hotword_alsa_sink) hotword_alsa_sink(message);
+    hotword_alsa_message(message);
 }
 
-static inline void hotword_alsa_route_messages(hotword_alsa_message_sink sink) {
-    hotword_alsa_sink = sink;
+static inline void hotword_alsa_route_messages(void) {
     snd_lib_error_set_handler(hotword_alsa_error_handler);
 }

@@ -6,11 +6,14 @@ import Logging
 enum ALSAMessages {
     static let logger = Logger(label: "hotword.alsa")
 
-    private static let routed: Void = hotword_alsa_route_messages { message in
-        guard let message else { return }
-        ALSAMessages.logger.debug("\(String(cString: message))")
-    }
+    private static let routed: Void = hotword_alsa_route_messages()
 
     /// Installs the route once per process; call before any other ALSA function.
     static func route() { routed }
+}
+
+/// Called by the C handler in CALSA's shim.h for every alsa-lib message.
+@_cdecl("hotword_alsa_message")
+func hotwordALSAMessage(_ message: UnsafePointer<CChar>) {
+    ALSAMessages.logger.debug("\(String(cString: message))")
 }

@@ -114,7 +114,7 @@ public final class CaptureDevice: @unchecked Sendable {  // ALSA state is only t
         guard !closed.exchange(true, ordering: .sequentiallyConsistent) else { return }
         connection.wakeup.signal()
         ioLock.withLock { connection.close() }
-        logger.info("capture device '\(configuration.device)' closed")
+        logger.debug("capture device '\(configuration.device)' closed")
     }
 
     /// Reads one period from the device into `pending`; false once closed.
@@ -124,6 +124,10 @@ public final class CaptureDevice: @unchecked Sendable {  // ALSA state is only t
         let format = connection.stats.format
         let frames = format.periodFrames
         let raw = rawFrames.baseAddress!
+        // A driver that reports frames without writing them (alsa-lib's file plugin past the end
+        // of its file does) must yield silence, not the previous period again: replayed audio
+        // could trigger the detector twice.
+        rawFrames.initializeMemory(as: UInt8.self, repeating: 0)
         switch connection.transfer(isInterrupted: { closed.load(ordering: .relaxed) }, { pcm in
             snd_pcm_readi(pcm.handle, raw, snd_pcm_uframes_t(frames))
         }) {

@@ -152,7 +152,7 @@ public final class PlaybackDevice: @unchecked Sendable {  // ALSA state is only 
         guard !closed.exchange(true, ordering: .sequentiallyConsistent) else { return }
         connection.wakeup.signal()
         ioLock.withLock { connection.close() }
-        logger.info("playback device '\(configuration.device)' closed")
+        logger.debug("playback device '\(configuration.device)' closed")
     }
 
     private static func clampedVolume(_ volume: Float) -> Float {
