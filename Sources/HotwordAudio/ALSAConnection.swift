@@ -76,6 +76,7 @@ final class ALSAConnection {
             case .ready: continue
             case .woken: wakeup.clear()  // the loop condition tells whether it was meant for us
             case let .failed(code): handleFailure(code, of: pcm)
+            case .stalled: markLost(reason: "no audio for \(pcm.stallTimeout)")
             }
         }
         return .interrupted
@@ -86,8 +87,13 @@ final class ALSAConnection {
         guard let pcm else { return !isInterrupted() }  // lost: nothing is queued any more
         // Non-blocking: -EAGAIN means draining has begun and ends when the state leaves DRAINING.
         if snd_pcm_drain(pcm.handle) == -EAGAIN || snd_pcm_state(pcm.handle) == SND_PCM_STATE_DRAINING {
+            let deadline = ContinuousClock.now + pcm.stallTimeout
             while snd_pcm_state(pcm.handle) == SND_PCM_STATE_DRAINING {
                 if isInterrupted() { return false }
+                guard ContinuousClock.now < deadline else {
+                    markLost(reason: "still playing \(pcm.stallTimeout) after it should have finished")
+                    return true
+                }
                 if wakeup.wait(.milliseconds(10)) { wakeup.clear() }
             }
         }
@@ -109,7 +115,7 @@ final class ALSAConnection {
 
     private func prepareForMore(_ pcm: ALSAPCM) {
         let code = snd_pcm_prepare(pcm.handle)
-        if code < 0 { markLost(code) }
+        if code < 0 { markLost(reason: alsaErrorText(code)) }
     }
 
     private func handleFailure(_ code: Int32, of pcm: ALSAPCM) {
@@ -128,19 +134,19 @@ final class ALSAConnection {
             return
         }
         // Whatever snd_pcm_recover cannot repair (-ENODEV, -EIO, -EBADFD, a failed recovery) needs a fresh open.
-        markLost(code)
+        markLost(reason: alsaErrorText(code))
     }
 
-    private func markLost(_ code: Int32) {
+    private func markLost(reason: String) {
         pcm = nil
         if attemptsSinceLoss == nil {
             attemptsSinceLoss = 0
             logger.warning("""
-                \(direction) device '\(name)' failed: \(alsaErrorText(code)); reopening it \
+                \(direction) device '\(name)' failed: \(reason); reopening it \
                 (retrying every \(reopenPolicy.initialDelay) to \(reopenPolicy.maximumDelay))
                 """)
         } else {
-            logger.debug("\(direction) device '\(name)' failed again after reopening: \(alsaErrorText(code))")
+            logger.debug("\(direction) device '\(name)' failed again after reopening: \(reason)")
         }
     }
 

@@ -31,6 +31,15 @@ public enum AudioDeviceError: Error, Equatable, CustomStringConvertible {
         }
     }
 
+    /// True when another device name is the likely fix (the description then ends by pointing
+    /// to `hotword devices`), so a command can add how to pass one.
+    public var suggestsAnotherDevice: Bool {
+        switch self {
+        case .cannotOpen, .unsupported: true
+        case .cannotConfigure, .invalidRequest, .cannotList: false
+        }
+    }
+
     public var description: String {
         switch self {
         case let .cannotOpen(device, direction, _, reason):

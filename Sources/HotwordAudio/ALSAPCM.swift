@@ -21,6 +21,14 @@ final class ALSAPCM {
         case woken
         /// The device reported an error condition; the code says which (-EPIPE, -ESTRPIPE, -ENODEV, -EIO).
         case failed(Int32)
+        /// Nothing happened for `stallTimeout`: a running device that neither delivers nor
+        /// consumes (a USB device wedged without reporting an error).
+        case stalled
+    }
+
+    /// Several buffers' worth, and never under two seconds: a healthy device wakes us once per period.
+    var stallTimeout: Duration {
+        max(.seconds(2), .milliseconds(4 * format.bufferFrames * 1000 / format.sampleRate))
     }
 
     /// Opens `name` and negotiates the nearest configuration to `request`.
@@ -54,9 +62,11 @@ final class ALSAPCM {
         descriptors.deallocate()
     }
 
-    /// Blocks until the device is ready for I/O, the wakeup fires, or the device fails.
+    /// Blocks until the device is ready for I/O, the wakeup fires, or the device fails or stalls.
     func wait() -> WaitResult {
-        let result = poll(descriptors.baseAddress, nfds_t(descriptors.count), -1)
+        let timeout = stallTimeout.components.seconds * 1000 + stallTimeout.components.attoseconds / 1_000_000_000_000_000
+        let result = poll(descriptors.baseAddress, nfds_t(descriptors.count), Int32(clamping: timeout))
+        if result == 0 { return .stalled }
         if result < 0 { return .ready }  // EINTR: the caller simply tries its I/O again
         if descriptors[Int(alsaDescriptorCount)].revents != 0 { return .woken }
         var events: UInt16 = 0
