@@ -21,6 +21,10 @@ final class ALSAConnection {
     private var reopenDelay: Duration
     /// Reopen attempts since the device was lost; nil while it works.
     private var attemptsSinceLoss: Int?
+    /// Frames moved since the last reopen. A device only counts as working again after a second
+    /// of audio and two buffers: one that fails right after every reopen must keep backing off
+    /// (and keep quiet in the log) rather than flap between "failed" and "works again".
+    private var framesSinceReopen = 0
     private let statsLock = NSLock()
     private var currentStats: AudioDeviceStats
 
@@ -139,6 +143,7 @@ final class ALSAConnection {
 
     private func markLost(reason: String) {
         pcm = nil
+        framesSinceReopen = 0
         if attemptsSinceLoss == nil {
             attemptsSinceLoss = 0
             logger.warning("""
@@ -178,10 +183,15 @@ final class ALSAConnection {
     }
 
     private func noteWorking(frames: Int) {
-        statsLock.withLock { currentStats.frames += frames }
+        let format = statsLock.withLock {
+            currentStats.frames += frames
+            return currentStats.format
+        }
         guard let attempts = attemptsSinceLoss else { return }
+        framesSinceReopen += frames
+        guard framesSinceReopen >= max(format.sampleRate, 2 * format.bufferFrames) else { return }
         attemptsSinceLoss = nil
         reopenDelay = reopenPolicy.initialDelay
-        logger.notice("\(direction) device '\(name)' works again after \(attempts) reopen attempt(s): \(stats.format)")
+        logger.notice("\(direction) device '\(name)' works again after \(attempts) reopen attempt(s): \(format)")
     }
 }
