@@ -173,6 +173,32 @@ import Testing
         #expect(captured[offset..<(offset + input.count)].map { Int16($0 * 32768) } == input)
     }
 
+    /// Every reopen of this device works, and every one fails again within a few periods. The
+    /// delay must keep doubling (10, 20, 40, 80, 80… ms) instead of restarting after each short
+    /// success: in 0.8 s that allows about 11 reopens, where restarting would allow 80.
+    @Test(.timeLimit(.minutes(1)))
+    func aDeviceThatFailsAfterEveryReopenKeepsBackingOff() throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("input.raw")
+        try ALSATestDevices.rawData([Int16](repeating: 7, count: 16_000)).write(to: file)
+        let capture = try CaptureDevice(CaptureConfiguration(
+            device: ALSATestDevices.capture(replaying: file, copyingTo: URL(fileURLWithPath: "/dev/full")),
+            period: .frames(256), buffer: .frames(1_024),
+            reopen: AudioReopenPolicy(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(80))))
+
+        let closer = Thread {
+            Thread.sleep(forTimeInterval: 0.8)
+            capture.close()
+        }
+        closer.start()
+        var captured = [Float](repeating: .nan, count: 16_000 * 60)
+        _ = capture.read(into: &captured)
+
+        let reopens = capture.stats.reopens
+        #expect(reopens >= 3 && reopens <= 14, "\(reopens) reopens in 0.8 s")
+    }
+
     /// A device that keeps failing blocks `read` in its backoff wait; `close()` from another
     /// thread must end that wait at once and stop the attempts.
     @Test(.timeLimit(.minutes(1)))
