@@ -15,6 +15,9 @@ struct Hotword: AsyncParsableCommand {
             BenchCommand.self,
             // models
             TrainCommand.self,
+            // audio devices
+            DevicesCommand.self,
+            RecordCommand.self,
         ]
     )
 }

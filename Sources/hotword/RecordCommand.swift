@@ -1,0 +1,57 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import HotwordAudio
+
+/// `hotword record`: captures from a microphone into a 16 kHz mono 16-bit WAV file.
+struct RecordCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Record from a microphone into a 16 kHz mono 16-bit WAV file.",
+        discussion: "Ctrl-C ends the recording early and keeps what was recorded.")
+
+    @Argument(help: "The WAV file to write.")
+    var output: String
+
+    @Option(help: "How long to record, in seconds (at most 3600).")
+    var seconds: Double
+
+    @Option(help: "The ALSA capture device; `hotword devices` lists them.")
+    var device = "default"
+
+    @Option(help: "The sample rate to ask the device for, in Hz; the recording is converted to 16 kHz.")
+    var rate = CaptureDevice.outputSampleRate
+
+    func validate() throws {
+        guard seconds > 0, seconds <= 3600 else {
+            throw ValidationError("--seconds must be more than 0 and at most 3600, not \(seconds)")
+        }
+        guard (1_000...384_000).contains(rate) else {
+            throw ValidationError("--rate must be between 1000 and 384000 Hz, not \(rate)")
+        }
+    }
+
+    func run() throws {
+        let capture: CaptureDevice
+        do {
+            capture = try CaptureDevice(CaptureConfiguration(device: device, sampleRate: rate))
+        } catch {
+            throw CommandFailure(error.suggestsAnotherDevice ? "\(error) and choose one with --device NAME" : error.description)
+        }
+        // Ctrl-C closes the device, which ends the blocked read with what it has.
+        signal(SIGINT, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        interrupt.setEventHandler { capture.close() }
+        interrupt.resume()
+        defer { interrupt.cancel() }
+
+        var samples = [Float](repeating: 0, count: Int((seconds * Double(CaptureDevice.outputSampleRate)).rounded()))
+        let count = capture.read(into: &samples)
+        let format = capture.stats.format
+        capture.close()
+        try AudioFileWriter.writeWAV(Array(samples[..<count]), to: URL(fileURLWithPath: output),
+                                     sampleRate: CaptureDevice.outputSampleRate)
+        let recorded = Double(count) / Double(CaptureDevice.outputSampleRate)
+        print("recorded \(recorded) s from '\(device)' (\(format.sampleFormat) \(format.sampleRate) Hz \(format.channels) ch) to \(output)")
+    }
+}

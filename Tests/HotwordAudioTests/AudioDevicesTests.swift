@@ -1,0 +1,26 @@
+import HotwordAudio
+import HotwordTestSupport
+import Testing
+
+@Suite struct AudioDevicesTests {
+    @Test func listsTheTestDevicesWithDescriptionsAndDirections() throws {
+        _ = ALSATestDevices.configPath
+        let all = try AudioDevices.list()
+        let capture = try #require(all.first { $0.name == ALSATestDevices.captureName })
+        #expect(capture.description == "hotword test microphone replaying a raw file")
+        #expect(capture.directions == [.capture])
+        let playback = try #require(all.first { $0.name == ALSATestDevices.playbackName })
+        #expect(playback.directions == [.playback])
+        // No IOID: both directions, as ALSA's null device.
+        #expect(all.first { $0.name == "null" }?.directions == [.capture, .playback])
+        // Helper PCMs without a hint stay hidden.
+        #expect(!all.contains { $0.name == "hotword_test_stereo_null" })
+
+        let microphones = try AudioDevices.list(.capture).map(\.name)
+        #expect(microphones.contains(ALSATestDevices.stereoCaptureName))
+        #expect(!microphones.contains(ALSATestDevices.playbackName))
+        let speakers = try AudioDevices.list(.playback).map(\.name)
+        #expect(speakers.contains(ALSATestDevices.stereoPlaybackName))
+        #expect(!speakers.contains(ALSATestDevices.captureName))
+    }
+}
