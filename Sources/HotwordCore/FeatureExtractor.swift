@@ -41,17 +41,20 @@ public final class FeatureExtractor {
     private let binCount: Int
     private let filterbank: MelFilterbank
     private let fft: RealFFT
-    /// The window's N coefficients.
+    /// w[n], n < N.
     private let window: UnsafeMutablePointer<Float>
-    /// P_j, j = 0…K/2.
+    /// P_j for j < binCount, then zeros up to `filterbank.spectrumLength`.
     private let power: UnsafeMutablePointer<Float>
-    /// E_m, then L_m in place.
+    /// E_m, then L_m in place; padded to whole vectors.
     private let logMel: UnsafeMutablePointer<Float>
-    /// The orthonormal DCT-II, `cepstralCoefficients` × `melBands` row-major; empty for log-mel.
-    private let dct: [Float]
+    /// The orthonormal DCT-II by columns: column m (`cepstralStride` floats) holds D[q, m]
+    /// for q < cepstralCoefficients, zero-padded; empty for log-mel features.
+    private let dctColumns: UnsafeMutablePointer<Float>
+    private let cepstralStride: Int
     private let cepstra: UnsafeMutablePointer<Float>
     /// α of the running mean, nil without normalisation.
     private let meanSmoothing: Float?
+    /// μ, zero-padded to whole vectors.
     private let runningMean: UnsafeMutablePointer<Float>
 
     /// Samples not yet consumed by every frame that needs them; `nextFrameStart` indexes the
@@ -74,23 +77,25 @@ public final class FeatureExtractor {
         binCount = config.fftSize / 2 + 1
         fft = RealFFT(size: config.fftSize)
         window = Self.allocate(config.window.coefficients(length: config.frameLength))
-        power = Self.allocate(count: binCount)
-        logMel = Self.allocate(count: config.melBands)
-        dct = Self.orthonormalDCT(rows: config.cepstralCoefficients, columns: config.melBands)
-        cepstra = Self.allocate(count: config.cepstralCoefficients)
+        power = Self.allocate(count: filterbank.spectrumLength)
+        logMel = Self.allocate(count: FloatVector.paddedCount(config.melBands))
+        cepstralStride = FloatVector.paddedCount(config.cepstralCoefficients)
+        dctColumns = Self.allocate(Self.orthonormalDCTColumns(
+            coefficients: config.cepstralCoefficients, melBands: config.melBands, stride: cepstralStride))
+        cepstra = Self.allocate(count: cepstralStride)
         if case .runningMean(let timeConstant) = config.normalisation {
-            let framesPerTimeConstant = Double(config.sampleRate) * Double(timeConstant) / Double(config.frameShift)
-            meanSmoothing = Float(1 - exp(-1 / framesPerTimeConstant))
+            let secondsPerFrame = Double(config.frameShift) / Double(config.sampleRate)
+            meanSmoothing = Float(1 - exp(-secondsPerFrame / Double(timeConstant)))
         } else {
             meanSmoothing = nil
         }
-        runningMean = Self.allocate(count: featureCount)
+        runningMean = Self.allocate(count: FloatVector.paddedCount(featureCount))
         historyCapacity = config.frameLength + Self.historySlack
         history = Self.allocate(count: historyCapacity)
     }
 
     deinit {
-        for buffer in [window, power, logMel, cepstra, runningMean, history] {
+        for buffer in [window, power, logMel, dctColumns, cepstra, runningMean, history] {
             buffer.deallocate()
         }
     }
@@ -100,7 +105,7 @@ public final class FeatureExtractor {
         historyCount = 0
         nextFrameStart = 0
         framesProduced = 0
-        runningMean.update(repeating: 0, count: featureCount)
+        runningMean.update(repeating: 0, count: FloatVector.paddedCount(featureCount))
     }
 
     /// Appends `samples` to the stream and calls `onFrame` with each frame this completes, in
@@ -146,54 +151,110 @@ public final class FeatureExtractor {
 
     /// Steps 1–8 of the type's documentation for the N samples at `x`.
     private func computeFeatures(frame x: UnsafePointer<Float>) -> UnsafeBufferPointer<Float> {
-        let n = frameLength
-        let y = fft.input
-        var mean: Float = 0
-        if config.removeDCOffset {
-            for i in 0..<n { mean += x[i] }
-            mean /= Float(n)
-        }
-        for i in 0..<n { y[i] = x[i] - mean }
-        let k = config.preEmphasis
-        for i in stride(from: n - 1, to: 0, by: -1) { y[i] -= k * y[i - 1] }
-        y[0] -= k * y[0]
-        for i in 0..<n { y[i] *= window[i] }
-
+        prepareFrame(x)
         fft.transform()
-        let spectrum = fft.output
-        for j in 0..<binCount {
-            power[j] = spectrum[2 * j] * spectrum[2 * j] + spectrum[2 * j + 1] * spectrum[2 * j + 1]
-        }
-
+        computePowerSpectrum()
         filterbank.apply(power: power, energies: logMel)
-        for m in 0..<config.melBands { logMel[m] = log(max(logMel[m], config.logFloor)) }
-
-        var features = logMel
-        if config.cepstralCoefficients > 0 {
-            let melBands = config.melBands
-            for q in 0..<config.cepstralCoefficients {
-                var c: Float = 0
-                for m in 0..<melBands { c += dct[q * melBands + m] * logMel[m] }
-                cepstra[q] = c
-            }
-            features = cepstra
-        }
-
-        if let alpha = meanSmoothing {
-            for i in 0..<featureCount {
-                runningMean[i] += alpha * (features[i] - runningMean[i])
-                features[i] -= runningMean[i]
-            }
-        }
+        computeLogarithms()
+        let features = config.cepstralCoefficients > 0 ? computeCepstra() : logMel
+        if let alpha = meanSmoothing { subtractRunningMean(from: features, smoothing: alpha) }
         return UnsafeBufferPointer(start: features, count: featureCount)
     }
 
-    /// D[q, m] = s_q·cos(πq(2m+1)/(2M)) with s_0 = √(1/M), s_q = √(2/M): orthonormal DCT-II.
-    private static func orthonormalDCT(rows: Int, columns m: Int) -> [Float] {
-        (0..<rows).flatMap { q in
-            let scale = (q == 0 ? 1.0 : 2.0) / Double(m)
-            return (0..<m).map { i in
-                Float(scale.squareRoot() * cos(Double.pi * Double(q * (2 * i + 1)) / Double(2 * m)))
+    /// Steps 1–3 into the FFT input (whose zero padding is never written):
+    /// y[n] = w[n]·(x̃[n] − k·x̃[n−1]) with x̃ = x − μ and x̃[−1] = x̃[0], as Kaldi does;
+    /// computed as w[n]·(x[n] − k·x[n−1] − (1 − k)·μ).
+    private func prepareFrame(_ x: UnsafePointer<Float>) {
+        let (n, k, w, y) = (frameLength, config.preEmphasis, window, fft.input)
+        let mu = config.removeDCOffset ? Self.sum(x, count: n) / Float(n) : 0
+        let offset = (1 - k) * mu
+        y[0] = w[0] * (x[0] - k * x[0] - offset)
+        var i = 1
+        let (kVector, offsetVector) = (FloatVector(repeating: k), FloatVector(repeating: offset))
+        while i + FloatVector.scalarCount <= n {
+            let (current, previous) = (FloatVector(loading: x + i), FloatVector(loading: x + i - 1))
+            (FloatVector(loading: w + i) * (current - kVector * previous - offsetVector)).store(to: y + i)
+            i += FloatVector.scalarCount
+        }
+        while i < n {
+            y[i] = w[i] * (x[i] - k * x[i - 1] - offset)
+            i += 1
+        }
+    }
+
+    /// Step 4: P_j = Re(X_j)² + Im(X_j)² from FFTW's interleaved (re, im) output.
+    private func computePowerSpectrum() {
+        let spectrum = fft.output
+        var j = 0
+        while j + FloatVector.scalarCount <= binCount {
+            let low = FloatVector(loading: spectrum + 2 * j)
+            let high = FloatVector(loading: spectrum + 2 * j + FloatVector.scalarCount)
+            let squares = SIMD16(lowHalf: low * low, highHalf: high * high)
+            (squares.evenHalf + squares.oddHalf).store(to: power + j)
+            j += FloatVector.scalarCount
+        }
+        while j < binCount {
+            power[j] = spectrum[2 * j] * spectrum[2 * j] + spectrum[2 * j + 1] * spectrum[2 * j + 1]
+            j += 1
+        }
+    }
+
+    /// Step 6 in place, a vector at a time (lanes past melBands are scratch).
+    private func computeLogarithms() {
+        let floor = FloatVector(repeating: config.logFloor)
+        for m in stride(from: 0, to: config.melBands, by: FloatVector.scalarCount) {
+            var energy = FloatVector(loading: logMel + m)
+            energy.replace(with: floor, where: energy .< floor)
+            energy.naturalLogarithm().store(to: logMel + m)
+        }
+    }
+
+    /// Step 7: c = Σ_m L_m·D[:, m], a vector of cepstra per column.
+    private func computeCepstra() -> UnsafeMutablePointer<Float> {
+        for q in stride(from: 0, to: cepstralStride, by: FloatVector.scalarCount) {
+            var c = FloatVector()
+            for m in 0..<config.melBands {
+                c += logMel[m] * FloatVector(loading: dctColumns + m * cepstralStride + q)
+            }
+            c.store(to: cepstra + q)
+        }
+        return cepstra
+    }
+
+    /// Step 8 on the (zero-padded) features in place.
+    private func subtractRunningMean(from features: UnsafeMutablePointer<Float>, smoothing alpha: Float) {
+        for i in stride(from: 0, to: featureCount, by: FloatVector.scalarCount) {
+            let f = FloatVector(loading: features + i)
+            var mean = FloatVector(loading: runningMean + i)
+            mean += alpha * (f - mean)
+            mean.store(to: runningMean + i)
+            (f - mean).store(to: features + i)
+        }
+    }
+
+    private static func sum(_ x: UnsafePointer<Float>, count n: Int) -> Float {
+        var partial = FloatVector()
+        var i = 0
+        while i + FloatVector.scalarCount <= n {
+            partial += FloatVector(loading: x + i)
+            i += FloatVector.scalarCount
+        }
+        var total = partial.sum()
+        while i < n {
+            total += x[i]
+            i += 1
+        }
+        return total
+    }
+
+    /// Column m holds D[q, m] = s_q·cos(πq(2m+1)/(2M)), s_0 = √(1/M), s_q = √(2/M) (orthonormal
+    /// DCT-II) for q < `coefficients`, then zeros up to `stride`.
+    private static func orthonormalDCTColumns(coefficients: Int, melBands m: Int, stride: Int) -> [Float] {
+        (0..<m).flatMap { i in
+            (0..<stride).map { q in
+                guard q < coefficients else { return 0 }
+                let scale = ((q == 0 ? 1.0 : 2.0) / Double(m)).squareRoot()
+                return Float(scale * cos(Double.pi * Double(q * (2 * i + 1)) / Double(2 * m)))
             }
         }
     }

@@ -42,7 +42,8 @@ extension FrontendConfig {
         guard cepstralCoefficients >= 0, cepstralCoefficients <= melBands else {
             throw .cepstralCoefficientsOutOfRange(cepstralCoefficients, melBands: melBands)
         }
-        guard logFloor.isFinite, logFloor > 0 else { throw .logFloorNotPositive(logFloor) }
+        // Normal, so the vectorised logarithm (which reads the float's exponent field) applies.
+        guard logFloor.isFinite, logFloor >= .leastNormalMagnitude else { throw .logFloorNotPositive(logFloor) }
         if case .runningMean(let timeConstant) = normalisation {
             guard timeConstant.isFinite, timeConstant > 0 else {
                 throw .timeConstantNotPositive(timeConstant)

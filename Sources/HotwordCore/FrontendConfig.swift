@@ -4,7 +4,9 @@
 /// The pipeline (Kaldi / whisper.cpp style): frames of `frameLength` samples every
 /// `frameShift` samples → optional DC removal and pre-emphasis → window → |FFT|² →
 /// mel filterbank → log(max(x, logFloor)) → optional DCT-II (MFCC) → optional streaming
-/// mean normalisation.
+/// mean normalisation. `FeatureExtractor` documents each step's formula and docs/features.md
+/// the choices behind the defaults (log-mel, 40 bands, 25 ms frames every 10 ms).
+/// `validate()` (also run by `FeatureExtractor.init`) rejects configs it cannot run.
 public struct FrontendConfig: Sendable, Hashable, Codable {
     /// Input sample rate in Hz; every model runs at 16 kHz.
     public var sampleRate: Int
@@ -16,21 +18,27 @@ public struct FrontendConfig: Sendable, Hashable, Codable {
     public var fftSize: Int
     /// Subtract each frame's mean before pre-emphasis (Kaldi's `remove_dc_offset`).
     public var removeDCOffset: Bool
-    /// Pre-emphasis coefficient: y[n] = x[n] − k·x[n−1] within the frame; 0 turns it off.
+    /// Pre-emphasis coefficient k in 0...1: y[n] = x[n] − k·x[n−1] within the frame, and
+    /// y[0] = (1 − k)·x[0] (Kaldi); 0 turns it off.
     public var preEmphasis: Float
+    /// Taper applied to each frame before the FFT (see `WindowFunction`).
     public var window: WindowFunction
-    /// Number of triangular mel filters.
+    /// Number of triangular mel filters; each must contain at least one FFT bin.
     public var melBands: Int
-    /// Lowest and highest filter edge in Hz. The default top edge, 7 kHz, stays inside the
-    /// pass band of the live 44.1/48 kHz → 16 kHz resampler (flat to 7 kHz), so captured audio
-    /// has the same spectrum as the 16 kHz recordings the models are trained on.
+    /// Lowest and highest filter edge in Hz: 0 ≤ lowFrequency < highFrequency ≤ sampleRate / 2.
+    /// The default top edge, 7 kHz, stays inside the pass band of the live 44.1/48 kHz → 16 kHz
+    /// resampler (flat to 7 kHz), so captured audio has the same spectrum as the 16 kHz
+    /// recordings the models are trained on.
     public var lowFrequency: Float
     public var highFrequency: Float
+    /// Where the filters sit and how they are shaped (see `MelScale`).
     public var melScale: MelScale
-    /// Mel energies below this are clamped before the log, so silence gives a finite floor.
+    /// Mel energies below this are clamped before the (natural) log, so silence gives a finite
+    /// floor; a normal float > 0.
     public var logFloor: Float
     /// 0 gives log-mel features; n > 0 keeps the first n coefficients of an orthonormal DCT-II (MFCC).
     public var cepstralCoefficients: Int
+    /// Optional streaming mean normalisation of the features (see `FeatureNormalisation`).
     public var normalisation: FeatureNormalisation
 
     public init(
@@ -72,15 +80,20 @@ public enum WindowFunction: String, Sendable, Hashable, Codable, CaseIterable {
 }
 
 public enum MelScale: String, Sendable, Hashable, Codable, CaseIterable {
-    /// mel = 2595·log10(1 + f/700) (HTK, Kaldi).
+    /// mel = 2595·log10(1 + f/700) (HTK, Kaldi). Filters are triangles linear in mel with
+    /// peak 1, as in HTK and Kaldi.
     case htk
     /// Slaney's Auditory Toolbox: linear below 1 kHz, logarithmic above (librosa's default).
+    /// Filters are triangles linear in Hz, area-normalised (height 2 / width in Hz), as
+    /// librosa's `filters.mel` with its default `norm="slaney"` (whisper's filterbank).
     case slaney
 }
 
 public enum FeatureNormalisation: Sendable, Hashable, Codable {
     case none
     /// Subtract a running per-coefficient mean with an exponential time constant in seconds
-    /// (streaming cepstral mean normalisation); the mean starts at zero.
+    /// (streaming cepstral mean normalisation); the mean starts at zero. Per frame,
+    /// μ ← μ + α·(f − μ) with α = 1 − exp(−frameShift / (sampleRate·τ)), then f ← f − μ: the
+    /// updated mean is subtracted, so the current frame counts towards its own mean.
     case runningMean(timeConstant: Float)
 }

@@ -66,7 +66,7 @@ public enum FrontendConfigError: Error, Equatable, Sendable, CustomStringConvert
         case .cepstralCoefficientsOutOfRange(let count, let melBands):
             ("\(count)", "0 (log-mel) or 1...melBands (\(melBands))")
         case .logFloorNotPositive(let floor):
-            ("\(floor)", "a finite value > 0 (log(0) is −∞)")
+            ("\(floor)", "a finite value ≥ \(Float.leastNormalMagnitude) (log(0) is −∞)")
         case .timeConstantNotPositive(let seconds):
             ("\(seconds) s", "a finite time constant > 0 s")
         }

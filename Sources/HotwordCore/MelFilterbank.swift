@@ -12,12 +12,17 @@ struct MelFilterbank {
         let firstBin: Int
         /// Where the band's weights start in `weights`.
         let weightOffset: Int
+        /// Positive weights, followed by zeros up to `vectorCount` whole vectors.
         let weightCount: Int
+        let vectorCount: Int
     }
 
     let bands: [Band]
-    /// Every band's weights, one run after the other.
+    /// Every band's weights, one run after the other, each run zero-padded to whole vectors.
     let weights: [Float]
+    /// Bins `apply` reads: the power spectrum's fftSize/2 + 1, plus zeros under the last
+    /// band's padding.
+    let spectrumLength: Int
 
     init(_ config: FrontendConfig) throws(FrontendConfigError) {
         try config.validateScalarParameters()
@@ -41,12 +46,17 @@ struct MelFilterbank {
                 throw .melBandWithoutBins(band: m, lowEdge: Float(left), highEdge: Float(right),
                                           binSpacing: Float(binSpacing))
             }
-            bands.append(Band(firstBin: firstBin, weightOffset: weights.count,
-                              weightCount: lastBin - firstBin + 1))
+            let weightCount = lastBin - firstBin + 1
+            bands.append(Band(firstBin: firstBin, weightOffset: weights.count, weightCount: weightCount,
+                              vectorCount: FloatVector.paddedCount(weightCount) / FloatVector.scalarCount))
             weights.append(contentsOf: bandWeights[firstBin...lastBin].map(Float.init))
+            weights.append(contentsOf: repeatElement(0, count: FloatVector.paddedCount(weights.count) - weights.count))
         }
         self.bands = bands
         self.weights = weights
+        spectrumLength = bands.reduce(config.fftSize / 2 + 1) { length, band in
+            max(length, band.firstBin + band.vectorCount * FloatVector.scalarCount)
+        }
     }
 
     /// The melBands + 2 filter edges in mel, equally spaced from lowFrequency to highFrequency.
@@ -63,15 +73,21 @@ struct MelFilterbank {
         return x <= centre ? (x - left) / (centre - left) : (right - x) / (right - centre)
     }
 
-    /// energies[m] = Σ_k weight[m, k] · power[k].
+    /// energies[m] = Σ_j H_m[j]·power[j]; `power` holds `spectrumLength` bins.
     func apply(power: UnsafePointer<Float>, energies: UnsafeMutablePointer<Float>) {
-        weights.withUnsafeBufferPointer { w in
-            for (m, band) in bands.enumerated() {
-                var energy: Float = 0
-                for j in 0..<band.weightCount {
-                    energy += w[band.weightOffset + j] * power[band.firstBin + j]
+        weights.withUnsafeBufferPointer { weights in
+            bands.withUnsafeBufferPointer { bands in
+                for (m, band) in bands.enumerated() {
+                    var w = weights.baseAddress! + band.weightOffset
+                    var p = power + band.firstBin
+                    var energy = FloatVector()
+                    for _ in 0..<band.vectorCount {
+                        energy += FloatVector(loading: w) * FloatVector(loading: p)
+                        w += FloatVector.scalarCount
+                        p += FloatVector.scalarCount
+                    }
+                    energies[m] = (energy.lowHalf + energy.highHalf).sum()
                 }
-                energies[m] = energy
             }
         }
     }

@@ -11,7 +11,6 @@ let fftwPlannerLock = NSLock()
 /// timing, so two extractors (or training and the daemon) could round differently; estimating
 /// always picks the same plan and so gives bit-identical features.
 final class RealFFT {
-    let size: Int
     /// `size` samples in; the transform leaves them untouched (out-of-place r2c preserves input).
     let input: UnsafeMutablePointer<Float>
     /// size/2 + 1 bins out, interleaved (re, im): X_k = Σ_n x[n]·e^(−2πikn/size).
@@ -22,7 +21,6 @@ final class RealFFT {
 
     /// `size` must be a power of two (checked by `FrontendConfig.validate`).
     init(size: Int) {
-        self.size = size
         let bins = size / 2 + 1
         let input = fftwf_alloc_real(size)!
         let complexOutput = fftwf_alloc_complex(bins)!

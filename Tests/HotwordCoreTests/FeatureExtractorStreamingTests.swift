@@ -9,7 +9,7 @@ import Testing
         // Hop longer than the frame: samples between frames are skipped.
         FrontendConfig(frameLength: 256, frameShift: 300, fftSize: 256, melBands: 20),
         // Tiny hop: many frames per chunk.
-        FrontendConfig(frameLength: 400, frameShift: 7, melBands: 10),
+        FrontendConfig(frameLength: 400, frameShift: 37, melBands: 10),
     ]
 
     @Test(arguments: configs)
@@ -24,11 +24,28 @@ import Testing
             streamed.reset()
             // Round 0: every chunk 1 sample; then random mixes of tiny, period-sized and huge chunks.
             var chunkSizes: [Int] = []
-            while chunkSizes.reduce(0, +) < signal.count {
+            var total = 0
+            while total < signal.count {
                 chunkSizes.append(round == 0 ? 1 : [1, 7, 160, 4_000, Int.random(in: 1...1_000, using: &random)]
                     .randomElement(using: &random)!)
+                total += chunkSizes.last!
             }
             #expect(Self.stream(signal, chunkSizes: chunkSizes, through: streamed) == whole.values, "round \(round)")
+        }
+    }
+
+    /// Frame t of a long stream (many history wrap-arounds) is exactly the one frame of its
+    /// own samples [t·S, t·S + N) fed to a fresh extractor.
+    @Test(arguments: [FrontendConfig(), FrontendConfig(frameLength: 256, frameShift: 300, fftSize: 256, melBands: 20)])
+    func everyFrameSeesExactlyItsOwnSamples(config: FrontendConfig) throws {
+        let signal = TestSignal.mixture(count: 40_000, seed: 6)
+        let stream = try FeatureExtractor(config: config).frames(of: signal)
+        let single = try FeatureExtractor(config: config)
+        #expect(stream.frameCount == config.frameCount(sampleCount: signal.count))
+        for t in 0..<stream.frameCount {
+            let start = t * config.frameShift
+            let own = single.frames(of: Array(signal[start..<start + config.frameLength]))
+            #expect(own.values == Array(stream[frame: t]), "frame \(t)")
         }
     }
 

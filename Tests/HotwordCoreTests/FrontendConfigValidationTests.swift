@@ -25,6 +25,7 @@ import Testing
         (FrontendConfig(logFloor: 0), .logFloorNotPositive(0)),
         (FrontendConfig(logFloor: -1e-6), .logFloorNotPositive(-1e-6)),
         (FrontendConfig(logFloor: .infinity), .logFloorNotPositive(.infinity)),
+        (FrontendConfig(logFloor: .leastNormalMagnitude / 2), .logFloorNotPositive(.leastNormalMagnitude / 2)),
         (FrontendConfig(normalisation: .runningMean(timeConstant: 0)), .timeConstantNotPositive(0)),
         (FrontendConfig(normalisation: .runningMean(timeConstant: -3)), .timeConstantNotPositive(-3)),
     ]

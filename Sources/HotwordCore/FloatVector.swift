@@ -1,0 +1,51 @@
+/// The SIMD width of the frontend's inner loops: portable Swift SIMD, two 128-bit registers
+/// on ARM NEON and SSE, one on AVX.
+typealias FloatVector = SIMD8<Float>
+
+extension FloatVector {
+    /// `count` rounded up to whole vectors, so buffers can be read and written vector by vector.
+    static func paddedCount(_ count: Int) -> Int {
+        (count + scalarCount - 1) / scalarCount * scalarCount
+    }
+
+    /// The 8 floats at `p`, any alignment.
+    @inline(__always)
+    init(loading p: UnsafePointer<Float>) {
+        self = UnsafeRawPointer(p).loadUnaligned(as: FloatVector.self)
+    }
+
+    /// Writes the 8 lanes to `p`, any alignment.
+    @inline(__always)
+    func store(to p: UnsafeMutablePointer<Float>) {
+        UnsafeMutableRawPointer(p).storeBytes(of: self, as: FloatVector.self)
+    }
+}
+
+extension FloatVector {
+    /// ln of each lane, for positive normal floats (what `FeatureExtractor` passes it: energies
+    /// clamped to `logFloor`); within a few ulp of libm's logf, a fraction of the cost.
+    ///
+    /// With x = m·2^e and m ∈ [√½, √2): ln x = e·ln 2 + 2·atanh(s), s = (m − 1)/(m + 1), |s| < 0.172,
+    /// and 2·atanh(s) = 2(s + s³/3 + s⁵/5 + s⁷/7 + s⁹/9 + …), whose next term 2s¹¹/11 < 1e-9.
+    /// A non-finite lane gives a finite, meaningless result.
+    @inline(__always)
+    func naturalLogarithm() -> FloatVector {
+        let bits = unsafeBitCast(self, to: SIMD8<Int32>.self)
+        var exponent = FloatVector(((bits &>> 23) & 0xFF) &- 127)
+        let mantissaBits = (bits & 0x007F_FFFF) | Int32(bitPattern: Float(1).bitPattern)
+        var m = unsafeBitCast(mantissaBits, to: FloatVector.self)
+        let aboveRange = m .>= Float(2).squareRoot()
+        m.replace(with: m * 0.5, where: aboveRange)
+        exponent.replace(with: exponent + 1, where: aboveRange)
+        let s = (m - 1) / (m + 1)
+        let s2 = s * s
+        // Horner: 2s·(1 + s²/3 + s⁴/5 + s⁶/7 + s⁸/9).
+        var series: FloatVector = s2 * Float(1.0 / 9) + Float(1.0 / 7)
+        series = series * s2 + Float(1.0 / 5)
+        series = series * s2 + Float(1.0 / 3)
+        series = series * s2 + 1
+        series *= 2 * s
+        let ln2: Float = 0.693_147_180_559_945_3
+        return exponent * ln2 + series
+    }
+}
