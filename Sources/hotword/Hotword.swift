@@ -15,6 +15,8 @@ struct Hotword: AsyncParsableCommand {
             BenchCommand.self,
             // models
             TrainCommand.self,
+            EvalCommand.self,
+            TuneCommand.self,
         ]
     )
 }

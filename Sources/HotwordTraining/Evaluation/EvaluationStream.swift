@@ -38,7 +38,7 @@ public struct EvaluationStream: Sendable {
         var stream: [Float] = []
         var ranges: [Range<Int>] = []
         func appendNegatives(upTo target: Int) {
-            let goal = stream.count + target
+            let goal = target == .max ? .max : stream.count + target
             while stream.count < goal, !negativeQueue.isEmpty {
                 stream += levelled(negativeQueue.removeFirst()) + pause(0.3...1.5)
             }
