@@ -10,14 +10,16 @@ struct Hotword: AsyncParsableCommand {
         subcommands: [
             // listening and asking
             AskCommand.self,
+            // audio devices
+            DevicesCommand.self,
+            RecordCommand.self,
             // offline detection and measurement
             DetectCommand.self,
             BenchCommand.self,
             // models
             TrainCommand.self,
-            // audio devices
-            DevicesCommand.self,
-            RecordCommand.self,
+            EvalCommand.self,
+            TuneCommand.self,
         ]
     )
 }

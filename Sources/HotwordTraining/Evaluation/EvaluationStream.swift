@@ -1,0 +1,143 @@
+import Foundation
+import HotwordCore
+
+/// A long test recording built from clips: keyword utterances spread evenly through negative
+/// speech, with pauses, every clip at one speech level, and background noise at a fixed SNR
+/// over the whole stream — how a wake word is heard in a room, measured by what it finds.
+public struct EvaluationStream: Sendable {
+    public var samples: [Float]
+    /// Where each keyword utterance lies, in samples.
+    public var keywordRanges: [Range<Int>]
+    public let sampleRate: Int
+
+    public var duration: Double { Double(samples.count) / Double(sampleRate) }
+    /// Seconds without a keyword: where any detection is a false alarm.
+    public var negativeDuration: Double {
+        Double(samples.count - keywordRanges.reduce(0) { $0 + $1.count }) / Double(sampleRate)
+    }
+
+    /// Speech level of every clip, dB relative to full scale.
+    public static let speechLevel: Float = -26
+
+    public init(positives: [[Float]], negatives: [[Float]], noise: [[Float]], snr: Float?, seed: UInt64, sampleRate: Int = 16_000) {
+        self.sampleRate = sampleRate
+        var rng = SeededRandom(seed: seed)
+        func levelled(_ clip: [Float]) -> [Float] {
+            let bounds = SpeechBounds.find(in: clip).map { $0.start..<$0.end } ?? clip.indices
+            let level = Mixing.rms(clip[bounds])
+            guard level > 1e-7 else { return clip }
+            let gain = pow(10, Self.speechLevel / 20) / level
+            return clip.map { max(-1, min(1, $0 * gain)) }
+        }
+        let pause = { (seconds: ClosedRange<Double>) -> [Float] in
+            [Float](repeating: 0, count: Int(Double.random(in: seconds, using: &rng) * Double(sampleRate)))
+        }
+        var negativeQueue = negatives.shuffled(using: &rng)
+        let negativeSamples = negatives.reduce(0) { $0 + $1.count }
+        let perGap = positives.isEmpty ? negativeSamples : negativeSamples / (positives.count + 1)
+        var stream: [Float] = []
+        var ranges: [Range<Int>] = []
+        func appendNegatives(upTo target: Int) {
+            let goal = target == .max ? .max : stream.count + target
+            while stream.count < goal, !negativeQueue.isEmpty {
+                stream += levelled(negativeQueue.removeFirst()) + pause(0.3...1.5)
+            }
+        }
+        for clip in positives.shuffled(using: &rng) {
+            appendNegatives(upTo: perGap)
+            stream += pause(0.5...1.5)
+            let start = stream.count
+            stream += levelled(clip)
+            ranges.append(start..<stream.count)
+            stream += pause(0.7...1.5)
+        }
+        appendNegatives(upTo: Int.max)
+        if let snr, !noise.isEmpty {
+            let noiseBed = noise.map { Mixing.normalise($0, toRMS: 1) }.shuffled(using: &rng).reduce(into: [Float]()) { $0 += $1 }
+            let scale = pow(10, (Self.speechLevel - snr) / 20)
+            let offset = Int.random(in: 0..<max(noiseBed.count, 1), using: &rng)
+            for i in stream.indices { stream[i] = max(-1, min(1, stream[i] + scale * noiseBed[(offset + i) % noiseBed.count])) }
+        }
+        samples = stream
+        keywordRanges = ranges
+    }
+}
+
+/// Miss rate and false alarms of one model on one stream at one sensitivity.
+public struct OperatingPoint: Sendable, Hashable {
+    public var sensitivity: Float
+    public var threshold: Float
+    public var keywords: Int
+    public var misses: Int
+    public var falseAlarms: Int
+    public var negativeHours: Double
+
+    public var missRate: Double { keywords == 0 ? 0 : Double(misses) / Double(keywords) }
+    public var falseAlarmsPerHour: Double { negativeHours > 0 ? Double(falseAlarms) / negativeHours : 0 }
+}
+
+/// Runs the streaming detector over an evaluation stream across a sweep of sensitivities.
+public enum Evaluation {
+    /// A detection up to this long after a keyword ends still counts as hearing it.
+    public static let lateness = 0.5
+
+    public static func sweep(_ model: KeywordModel, stream: EvaluationStream, sensitivities: [Float]) throws -> [OperatingPoint] {
+        let keyword = model.keywords[0]
+        return try sensitivities.map { sensitivity in
+            let detector = try Detector(models: [model], settings: [keyword: KeywordSettings(sensitivity: sensitivity)])
+            let detections = detector.process(stream.samples).detections.filter { $0.keyword == keyword }
+            return score(detections, stream: stream, sensitivity: sensitivity,
+                         threshold: model.detection.sensitivityMap.threshold(forSensitivity: sensitivity))
+        }
+    }
+
+    /// The same sweep over score thresholds instead of the model's sensitivity map.
+    public static func thresholdSweep(_ model: KeywordModel, stream: EvaluationStream, thresholds: [Float]) throws -> [OperatingPoint] {
+        var linear = model
+        // Sensitivity s ↦ threshold 1 − s, so a sensitivity names a threshold directly.
+        linear.detection.sensitivityMap = SensitivityMap(points: [.init(sensitivity: 0, threshold: 1), .init(sensitivity: 1, threshold: 0)])
+        return try sweep(linear, stream: stream, sensitivities: thresholds.map { 1 - $0 }).map { point in
+            var point = point
+            point.threshold = 1 - point.sensitivity
+            point.sensitivity = model.detection.sensitivityMap.sensitivity(forThreshold: point.threshold)
+            return point
+        }
+    }
+
+    static func score(_ detections: [Detection], stream: EvaluationStream, sensitivity: Float, threshold: Float) -> OperatingPoint {
+        let rate = Double(stream.sampleRate)
+        var heard = Set<Int>()
+        var falseAlarms = 0
+        for detection in detections {
+            let sample = detection.time * rate
+            if let hit = stream.keywordRanges.firstIndex(where: { Double($0.lowerBound) <= sample && sample <= Double($0.upperBound) + lateness * rate }) {
+                heard.insert(hit)
+            } else {
+                falseAlarms += 1
+            }
+        }
+        return OperatingPoint(sensitivity: sensitivity, threshold: threshold, keywords: stream.keywordRanges.count,
+                              misses: stream.keywordRanges.count - heard.count, falseAlarms: falseAlarms,
+                              negativeHours: stream.negativeDuration / 3600)
+    }
+
+    /// The lowest miss rate among points with at most `limit` false alarms per hour.
+    public static func missRate(atMost limit: Double, in points: [OperatingPoint]) -> Double? {
+        points.filter { $0.falseAlarmsPerHour <= limit }.map(\.missRate).min()
+    }
+}
+
+extension SensitivityMap {
+    /// The sensitivity that maps to `threshold` (inverse of `threshold(forSensitivity:)`),
+    /// clamped to [0, 1].
+    public func sensitivity(forThreshold threshold: Float) -> Float {
+        guard let first = points.first, let last = points.last else { return 0.5 }
+        if threshold >= first.threshold { return first.sensitivity }
+        if threshold <= last.threshold { return last.sensitivity }
+        for (a, b) in zip(points, points.dropFirst()) where threshold <= a.threshold && threshold >= b.threshold {
+            guard a.threshold != b.threshold else { return a.sensitivity }
+            return a.sensitivity + (a.threshold - threshold) / (a.threshold - b.threshold) * (b.sensitivity - a.sensitivity)
+        }
+        return last.sensitivity
+    }
+}

@@ -1,0 +1,156 @@
+import ArgumentParser
+import Foundation
+import HotwordAudio
+import HotwordCore
+import HotwordModels
+import HotwordTraining
+
+/// Options shared by `eval` and `tune`: which data makes the test stream.
+struct EvaluationDataOptions: ParsableArguments {
+    @Option(name: .customLong("positives"), help: ArgumentHelp("Folder of keyword clips (repeatable).", valueName: "DIR"))
+    var positives: [String] = []
+
+    @Option(name: .customLong("negatives"), help: ArgumentHelp("Folder of speech without the keyword (repeatable).", valueName: "DIR"))
+    var negatives: [String]
+
+    @Option(name: .customLong("noise"), help: ArgumentHelp("Folder of background noise (repeatable).", valueName: "DIR"))
+    var noise: [String] = []
+
+    @Option(help: "Signal-to-noise ratio of the background noise, dB.")
+    var snr: Float = 10
+
+    @Option(help: "Which part of the train/validation/test split to use (train, validation, test, all).")
+    var part: String = "test"
+
+    @Option(help: "Seed of the stream's order and pauses.")
+    var seed: UInt64 = 1
+
+    func stream() throws -> EvaluationStream {
+        let parts: Set<DataSplit.Part>
+        if part == "all" {
+            parts = Set(DataSplit.Part.allCases)
+        } else if let one = DataSplit.Part(rawValue: part) {
+            parts = [one]
+        } else {
+            throw ValidationError("--part '\(part)': expected train, validation, test or all")
+        }
+        func load(_ folders: [String], split: Bool) throws -> [[Float]] {
+            do {
+                let corpus = try AudioCorpus(folders: folders, split: DataSplit())
+                let paths = corpus.clips.filter { !split || parts.contains($0.split) }.map(\.path)
+                return AudioBank.load(paths) { printError("skipped \($0)") }.clips
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        }
+        let negativeClips = try load(negatives, split: true)
+        guard !negativeClips.isEmpty else { throw ValidationError("no negative audio in \(negatives.joined(separator: ", ")) (part \(part))") }
+        return EvaluationStream(positives: try load(positives, split: true), negatives: negativeClips,
+                                noise: try load(noise, split: false), snr: noise.isEmpty ? nil : snr, seed: seed)
+    }
+}
+
+/// `hotword eval`: miss rate and false alarms per hour across sensitivities.
+struct EvalCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "eval",
+        abstract: "Measure a model's miss rate and false alarms per hour.",
+        discussion: """
+            Builds one long stream: the keyword clips spread evenly through the negative speech with
+            pauses, every clip at -26 dBFS speech level, background noise at --snr over everything.
+            Runs the streaming detector across sensitivities 0…1, prints a table, the miss rate at
+            ≤ 1 and ≤ 0.1 false alarms per hour, and writes the DET curve as SVG with --plot.
+            Without --positives it measures false alarms only.
+            """)
+
+    @Option(help: "The model file or bundled model name.")
+    var model: String
+
+    @OptionGroup var data: EvaluationDataOptions
+
+    @Option(help: ArgumentHelp("Write the DET curve here (SVG).", valueName: "SVG"))
+    var plot: String?
+
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+
+    func run() throws {
+        let keywordModel: KeywordModel
+        do {
+            keywordModel = try ModelStore.load(named: model)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let stream = try data.stream()
+        let sensitivities = stride(from: 0, through: 20, by: 1).map { Float($0) / 20 }
+        let points = try Evaluation.sweep(keywordModel, stream: stream, sensitivities: sensitivities)
+        let atOne = Evaluation.missRate(atMost: 1, in: points), atTenth = Evaluation.missRate(atMost: 0.1, in: points)
+        if json {
+            let rows = points.map {
+                "{\"sensitivity\":\($0.sensitivity),\"threshold\":\($0.threshold),\"miss_rate\":\($0.missRate),\"false_alarms_per_hour\":\($0.falseAlarmsPerHour)}"
+            }
+            print("{\"keywords\":\(stream.keywordRanges.count),\"negative_hours\":\(stream.negativeDuration / 3600),"
+                + "\"miss_rate_at_1_fa_per_hour\":\(atOne.map { "\($0)" } ?? "null"),\"miss_rate_at_0.1_fa_per_hour\":\(atTenth.map { "\($0)" } ?? "null"),"
+                + "\"points\":[\(rows.joined(separator: ","))]}")
+        } else {
+            print("\(keywordModel.keywords[0]): \(stream.keywordRanges.count) keywords in \(format(stream.duration / 60, 1)) min of audio (\(format(stream.negativeDuration / 3600, 3)) h without the keyword)\(data.noise.isEmpty ? "" : ", noise at \(format(Double(data.snr), 0)) dB SNR")")
+            print("sensitivity  threshold  miss rate  false alarms/h")
+            for point in points {
+                print("\(format(Double(point.sensitivity), 2).padding(13))\(format(Double(point.threshold), 4).padding(11))\((format(point.missRate * 100, 1) + " %").padding(11))\(format(point.falseAlarmsPerHour, 2)) (\(point.falseAlarms))")
+            }
+            print("miss rate at ≤ 1 false alarm/h:    \(atOne.map { format($0 * 100, 1) + " %" } ?? "not reached")")
+            print("miss rate at ≤ 0.1 false alarm/h:  \(atTenth.map { format($0 * 100, 1) + " %" } ?? "not reached")")
+        }
+        if let plot {
+            let svg = DETPlot.svg(title: "\(keywordModel.keywords[0]) — DET curve", series: [.init(name: URL(fileURLWithPath: model).lastPathComponent, points: points)])
+            do {
+                try svg.write(toFile: plot, atomically: true, encoding: .utf8)
+            } catch {
+                throw ValidationError("cannot write \(plot): \((error as NSError).localizedDescription)")
+            }
+        }
+    }
+}
+
+/// `hotword tune`: set the operating point for a target false-alarm rate.
+struct TuneCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tune",
+        abstract: "Choose the detection threshold that meets a false-alarm target and store it in the model.",
+        discussion: """
+            Measures false alarms per hour on the given data (as `hotword eval` does) across score
+            thresholds and writes the model back with sensitivity 0.5 at the lowest threshold that
+            meets --target-fa-per-hour, 0 at a tenth of the target and 1 at ten times it.
+            """)
+
+    @Option(help: "The model file to tune.")
+    var model: String
+
+    @OptionGroup var data: EvaluationDataOptions
+
+    @Option(name: .customLong("target-fa-per-hour"), help: "False alarms per hour to allow at the default sensitivity.")
+    var target: Double = 1
+
+    @Option(help: ArgumentHelp("Write the tuned model here (default: overwrite --model).", valueName: "MODEL"))
+    var out: String?
+
+    func run() throws {
+        guard target > 0 else { throw ValidationError("--target-fa-per-hour must be > 0") }
+        do {
+            let path = try ModelStore.resolve(model)
+            let result = try Tuning.tune(try ModelStore.load(path), stream: try data.stream(), target: target)
+            try ModelStore.save(result.model, to: out ?? path)
+            let chosen = result.chosen
+            print("threshold \(format(Double(chosen.threshold), 4)) at sensitivity 0.5: \(format(chosen.falseAlarmsPerHour, 2)) false alarms/h, miss rate \(format(chosen.missRate * 100, 1)) %")
+            print("wrote \(out ?? path)")
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+}
+
+extension String {
+    func padding(_ width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
+}
