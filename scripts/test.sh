@@ -4,4 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
 swift build --build-tests
-swift test --skip-build "$@"
+# Serially: several tests measure timeouts in wall-clock time, and tests that block on real
+# devices or threads would otherwise starve them of the 2 cores' cooperative thread pool.
+swift test --skip-build --no-parallel "$@"
