@@ -1,0 +1,72 @@
+import Foundation
+import HotwordAudio
+import HotwordCore
+import HotwordTestSupport
+import HotwordTraining
+import Testing
+
+/// Speech from the real espeak-ng engine, written as WAV files.
+enum Espeak {
+    static func speak(_ text: String, voice: String, rate: Int, to path: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/espeak-ng")
+        process.arguments = ["-v", voice, "-s", "\(rate)", "-w", path, text]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "espeak-ng \(voice) '\(text)'")
+    }
+}
+
+@Suite struct TrainerSmokeTests {
+    /// A tiny model on a few synthetic clips: the loss falls and it hears its own phrase.
+    @Test func lossFallsAndTheModelDetectsItsTrainingPhrase() throws {
+        let folder = try TestPaths.temporaryDirectory("trainer-smoke")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let positives = folder.appendingPathComponent("positives"), negatives = folder.appendingPathComponent("negatives")
+        try FileManager.default.createDirectory(at: positives, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: negatives, withIntermediateDirectories: true)
+        let voices = ["en+m1", "en+m3", "en+f2", "en-us", "en+f4", "en-us+m2"]
+        for (index, voice) in voices.enumerated() {
+            try Espeak.speak("hey susi", voice: voice, rate: 140 + 10 * index, to: positives.appendingPathComponent("\(index).wav").path)
+        }
+        for (index, text) in ["good morning everyone", "the weather is nice today", "please open the window",
+                              "seven eight nine", "hello there", "what a lovely day"].enumerated() {
+            try Espeak.speak(text, voice: voices[index], rate: 160, to: negatives.appendingPathComponent("\(index).wav").path)
+        }
+
+        var options = TrainingOptions(keyword: "hey susi", positiveFolders: [positives.path], negativeFolders: [negatives.path])
+        options.split = DataSplit(validationFraction: 0, testFraction: 0)
+        options.epochs = 6
+        options.patience = 6
+        options.channels = 8
+        options.positiveVariants = 6
+        options.negativeWindows = 120
+        options.epochsPerPool = 6
+        options.hardNegativeRounds = 0
+        options.learningRate = 5e-3
+        options.augmentation.noiseProbability = 0
+        options.augmentation.reverbProbability = 0
+        var epochs: [EpochReport] = []
+        let model = try Trainer(options: options) { if case .epoch(let report) = $0 { epochs.append(report) } }.train()
+
+        #expect(epochs.count == 6)
+        #expect(epochs.last!.trainingLoss < epochs.first!.trainingLoss * 0.7, "losses \(epochs.map(\.trainingLoss))")
+        #expect(model.keywords == ["hey susi"])
+        #expect(model.training.seed == 1)
+
+        let clip = try AudioFileReader.read(positives.appendingPathComponent("0.wav")).samples
+        let silence = [Float](repeating: 0, count: 16_000)
+        let detector = try Detector(models: [model], settings: ["hey susi": KeywordSettings(sensitivity: 1)])
+        let found = detector.process(silence + clip + silence).detections
+        #expect(!found.isEmpty, "the model should hear its own training phrase")
+        #expect(found.allSatisfy { $0.keyword == "hey susi" })
+    }
+
+    @Test func badOptionsAndMissingDataAreNamed() {
+        var options = TrainingOptions(keyword: "x", positiveFolders: ["/nonexistent/keyword"], negativeFolders: [])
+        options.epochs = 0
+        #expect { try Trainer(options: options) } throws: { "\($0)" == "--epochs 0 is invalid: expected at least 1" }
+        options.epochs = 1
+        #expect { try Trainer(options: options).train() } throws: { "\($0)" == "/nonexistent/keyword: no such file or folder" }
+    }
+}
