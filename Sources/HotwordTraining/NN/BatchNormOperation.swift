@@ -13,7 +13,6 @@ final class BatchNormOperation: FramewiseOperation {
     private let output = FloatBuffer(), normalised = FloatBuffer(), inputGradient = FloatBuffer()
     private let mean = FloatBuffer(), inverseDeviation = FloatBuffer(), scratch = FloatBuffer()
     private let gradientSum = FloatBuffer(), gradientDotNormalised = FloatBuffer(), factors = FloatBuffer()
-    private var trainedOnLastBatch = false
 
     init(channels: Int) {
         self.channels = channels
@@ -41,7 +40,6 @@ final class BatchNormOperation: FramewiseOperation {
         precondition(input.frames == outputFrames, "batch norm maps frames one to one")
         let rows = input.rows, channels = channels, x = UnsafePointer(input.pointer)
         let out = output.reserve(input.count)
-        trainedOnLastBatch = context.training
         let mu = mean.pointer, inverse = inverseDeviation.pointer
         if context.training {
             mu.update(repeating: 0, count: channels)
@@ -88,9 +86,8 @@ final class BatchNormOperation: FramewiseOperation {
         return SequenceView(pointer: out, batch: input.batch, frames: input.frames, channels: channels)
     }
 
-    /// dx = γ·σ⁻¹/N · (N·dy − Σdy − x̂·Σ(dy·x̂)), sums over the batch's frames.
+    /// dx = γ·σ⁻¹/N · (N·dy − Σdy − x̂·Σ(dy·x̂)), sums over the batch's frames (after a training pass).
     func backward(_ outputGradient: SequenceView, needsInputGradient: Bool, parallelism: Parallelism) -> SequenceView? {
-        precondition(trainedOnLastBatch, "the network only runs backward after a training forward pass")
         let rows = outputGradient.rows, channels = channels, dy = UnsafePointer(outputGradient.pointer)
         let xhat = UnsafePointer(normalised.pointer)
         let sumDy = gradientSum.pointer, sumDyXhat = gradientDotNormalised.pointer
