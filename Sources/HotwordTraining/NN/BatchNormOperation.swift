@@ -12,8 +12,7 @@ final class BatchNormOperation: FramewiseOperation {
     let runningMean: FloatBuffer, runningVariance: FloatBuffer
     private let output = FloatBuffer(), normalised = FloatBuffer(), inputGradient = FloatBuffer()
     private let mean = FloatBuffer(), inverseDeviation = FloatBuffer(), scratch = FloatBuffer()
-    private let gradientSum = FloatBuffer(), gradientDotNormalised = FloatBuffer()
-    private var trainedOnLastBatch = false
+    private let gradientSum = FloatBuffer(), gradientDotNormalised = FloatBuffer(), factors = FloatBuffer()
 
     init(channels: Int) {
         self.channels = channels
@@ -41,7 +40,6 @@ final class BatchNormOperation: FramewiseOperation {
         precondition(input.frames == outputFrames, "batch norm maps frames one to one")
         let rows = input.rows, channels = channels, x = UnsafePointer(input.pointer)
         let out = output.reserve(input.count)
-        trainedOnLastBatch = context.training
         let mu = mean.pointer, inverse = inverseDeviation.pointer
         if context.training {
             mu.update(repeating: 0, count: channels)
@@ -52,10 +50,13 @@ final class BatchNormOperation: FramewiseOperation {
             TrainingKernels.addColumnReductions(rows: rows, columns: channels, into: variance, scratch: scratch,
                                                 context.parallelism) { row, partial in
                 let values = x + row * channels
-                for c in 0..<channels {
+                TrainingKernels.loop(channels, vector: { c in
+                    let deviation = TrainingKernels.load(values, c) - TrainingKernels.load(mu, c)
+                    TrainingKernels.store(TrainingKernels.load(partial, c) + deviation * deviation, partial, c)
+                }, scalar: { c in
                     let deviation = values[c] - mu[c]
                     partial[c] += deviation * deviation
-                }
+                })
             }
             let momentum = Self.momentum, unbiased = Float(rows) / Float(max(rows - 1, 1))
             for c in 0..<channels {
@@ -72,18 +73,21 @@ final class BatchNormOperation: FramewiseOperation {
         context.parallelism.forEachPart(count: rows, minimumPerPart: 128) { _, range in
             for row in range {
                 let values = x + row * channels, xhat = normalisedValues + row * channels, y = out + row * channels
-                for c in 0..<channels {
+                TrainingKernels.loop(channels, vector: { c in
+                    let normal = (TrainingKernels.load(values, c) - TrainingKernels.load(mu, c)) * TrainingKernels.load(inverse, c)
+                    TrainingKernels.store(normal, xhat, c)
+                    TrainingKernels.store(TrainingKernels.load(gamma, c) * normal + TrainingKernels.load(beta, c), y, c)
+                }, scalar: { c in
                     xhat[c] = (values[c] - mu[c]) * inverse[c]
                     y[c] = gamma[c] * xhat[c] + beta[c]
-                }
+                })
             }
         }
         return SequenceView(pointer: out, batch: input.batch, frames: input.frames, channels: channels)
     }
 
-    /// dx = γ·σ⁻¹/N · (N·dy − Σdy − x̂·Σ(dy·x̂)), sums over the batch's frames.
+    /// dx = γ·σ⁻¹/N · (N·dy − Σdy − x̂·Σ(dy·x̂)), sums over the batch's frames (after a training pass).
     func backward(_ outputGradient: SequenceView, needsInputGradient: Bool, parallelism: Parallelism) -> SequenceView? {
-        precondition(trainedOnLastBatch, "the network only runs backward after a training forward pass")
         let rows = outputGradient.rows, channels = channels, dy = UnsafePointer(outputGradient.pointer)
         let xhat = UnsafePointer(normalised.pointer)
         let sumDy = gradientSum.pointer, sumDyXhat = gradientDotNormalised.pointer
@@ -97,14 +101,18 @@ final class BatchNormOperation: FramewiseOperation {
         }
         guard needsInputGradient else { return nil }
         let dx = inputGradient.reserve(outputGradient.count)
-        let gamma = scale.values.pointer, inverse = inverseDeviation.pointer, count = Float(rows)
+        let count = Float(rows), factor = factors.reserve(channels)
+        for c in 0..<channels { factor[c] = scale.values.pointer[c] * inverseDeviation.pointer[c] / count }
         parallelism.forEachPart(count: rows, minimumPerPart: 128) { _, range in
             for row in range {
                 let g = dy + row * channels, normal = xhat + row * channels, result = dx + row * channels
-                for c in 0..<channels {
-                    let factor = gamma[c] * inverse[c] / count
-                    result[c] = factor * (count * g[c] - sumDy[c] - normal[c] * sumDyXhat[c])
-                }
+                TrainingKernels.loop(channels, vector: { c in
+                    let centred = count * TrainingKernels.load(g, c) - TrainingKernels.load(sumDy, c)
+                        - TrainingKernels.load(normal, c) * TrainingKernels.load(sumDyXhat, c)
+                    TrainingKernels.store(TrainingKernels.load(factor, c) * centred, result, c)
+                }, scalar: { c in
+                    result[c] = factor[c] * (count * g[c] - sumDy[c] - normal[c] * sumDyXhat[c])
+                })
             }
         }
         return SequenceView(pointer: dx, batch: outputGradient.batch, frames: outputGradient.frames, channels: channels)

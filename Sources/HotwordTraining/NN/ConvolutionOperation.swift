@@ -101,9 +101,8 @@ final class ConvolutionOperation: Operation {
                 for i in 0..<outputFrames {
                     let row = dColumns + (b * outputFrames + i) * width
                     for j in 0..<kernel {
-                        let target = itemGradient + (start + i * stride + j * dilation) * channels
-                        let source = row + j * channels
-                        for c in 0..<channels { target[c] += source[c] }
+                        TrainingKernels.add(row + j * channels, into: itemGradient + (start + i * stride + j * dilation) * channels,
+                                            count: channels)
                     }
                 }
             }

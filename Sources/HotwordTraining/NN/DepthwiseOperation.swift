@@ -43,8 +43,7 @@ final class DepthwiseOperation: Operation {
                 if let bias { y.update(from: bias, count: channels) } else { y.update(repeating: 0, count: channels) }
                 let first = input.pointer + self.frameOffset(input, item: b, frame: start + i * stride)
                 for j in 0..<kernel {
-                    let x = first + j * dilation * channels, tap = w + j * channels
-                    for c in 0..<channels { y[c] += tap[c] * x[c] }
+                    TrainingKernels.addProduct(w + j * channels, first + j * dilation * channels, into: y, count: channels)
                 }
             }
         }
@@ -61,8 +60,7 @@ final class DepthwiseOperation: Operation {
             let g = dy + row * channels
             let first = input.pointer + self.frameOffset(input, item: b, frame: start + i * stride)
             for j in 0..<kernel {
-                let x = first + j * dilation * channels, tap = partial + j * channels
-                for c in 0..<channels { tap[c] += g[c] * x[c] }
+                TrainingKernels.addProduct(g, first + j * dilation * channels, into: partial + j * channels, count: channels)
             }
         }
         if let bias {
@@ -78,8 +76,8 @@ final class DepthwiseOperation: Operation {
                 for i in 0..<outputFrames {
                     let g = dy + (b * outputFrames + i) * channels
                     for j in 0..<kernel {
-                        let target = itemGradient + (start + i * stride + j * dilation) * channels, tap = w + j * channels
-                        for c in 0..<channels { target[c] += tap[c] * g[c] }
+                        TrainingKernels.addProduct(w + j * channels, g, into: itemGradient + (start + i * stride + j * dilation) * channels,
+                                                   count: channels)
                     }
                 }
             }

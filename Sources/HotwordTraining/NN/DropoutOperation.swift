@@ -6,7 +6,6 @@ final class DropoutOperation: FramewiseOperation {
     let channels: Int
     let seed: UInt64
     private let output = FloatBuffer(), mask = FloatBuffer(), inputGradient = FloatBuffer()
-    private var lastWasTraining = false
 
     init(rate: Float, channels: Int, seed: UInt64) {
         self.rate = rate
@@ -19,7 +18,6 @@ final class DropoutOperation: FramewiseOperation {
 
     func forward(_ input: SequenceView, outputFrames: Int, context: ForwardContext) -> SequenceView {
         precondition(input.frames == outputFrames, "dropout maps frames one to one")
-        lastWasTraining = context.training
         guard context.training else { return input }
         let count = input.count, keep = 1 - rate, threshold = UInt64(Double(rate) * 0x1p24)
         let y = output.reserve(count), m = mask.reserve(count), x = input.pointer
@@ -38,7 +36,6 @@ final class DropoutOperation: FramewiseOperation {
 
     func backward(_ outputGradient: SequenceView, needsInputGradient: Bool, parallelism: Parallelism) -> SequenceView? {
         guard needsInputGradient else { return nil }
-        guard lastWasTraining else { return outputGradient }
         let count = outputGradient.count, dx = inputGradient.reserve(count), dy = outputGradient.pointer, m = mask.pointer
         parallelism.forEachPart(count: count, minimumPerPart: 16_384) { _, range in
             for e in range { dx[e] = dy[e] * m[e] }

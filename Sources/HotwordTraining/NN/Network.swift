@@ -25,13 +25,15 @@ public enum Targets: Sendable {
 /// A trainable keyword network: batched forward and backward passes over feature windows,
 /// scoring the last frame of each window, and export to the `HotwordCore` layers that stream.
 ///
-/// Each operation computes only the output frames the last output depends on, aligned to the end
-/// of the window, so a window must have at least `minimumFrames` frames and frames before the last
-/// `minimumFrames` are ignored (except by a GRU, which reads its whole input). When the window's
-/// length is a multiple of `totalStride`, its last frame is one on which a `StreamingNetwork`
-/// started at the window's first frame emits, and that output equals this network's output in
-/// evaluation mode (for convolutional networks; a GRU after a convolution sees a few more frames
-/// when streaming).
+/// Convolutions are "valid" (no padding) and aligned to the end of their input: a layer of stride s
+/// reading L frames computes outputs for its input frames L−1, L−1−s, L−1−2s, …, which are the
+/// frames on which the streaming layer emits when L is a multiple of s. Each operation computes
+/// only the outputs the window's last output depends on, so a window needs at least
+/// `minimumFrames` frames and frames before its last `minimumFrames` are ignored (except by a GRU,
+/// which reads its whole input). When the window's length is a multiple of `totalStride`, a
+/// `StreamingNetwork` of the exported layers, fed the window from its first frame, emits on the
+/// last frame exactly this network's evaluation-mode output (for convolutional networks; a GRU
+/// after a convolution sees a few more frames when streaming).
 ///
 /// Deterministic: weights come from `seed`, dropout masks from the seed and the pass number, and
 /// all reductions run in a fixed order, so results are bit-identical for any `threads`.
@@ -49,6 +51,7 @@ public final class Network {
     let operations: [any Operation]
     /// Output frames each operation computes (nil: all it can).
     private let framesNeeded: [Int?]
+    /// The shortest window the network accepts (the receptive field, for convolutional networks).
     public let minimumFrames: Int
     private let input = FloatBuffer(), logits = FloatBuffer()
     private var lastForward: (training: Bool, batch: Int)?
@@ -56,7 +59,6 @@ public final class Network {
     /// The operations of one `LayerSpec`, in order: weights, batch norm, activation, dropout.
     struct Block {
         let spec: LayerSpec
-        let inputs: Int
         let weights: any Operation
         let batchNorm: BatchNormOperation?
         /// Nil for the final block, whose activation the loss (or `predict`) applies.
@@ -309,7 +311,7 @@ public final class Network {
         var dropoutSeed = SeededRandom.derived(seed: seed, stream: UInt64(index))
         let activation = isLast ? nil : spec.activation.flatMap { $0 == .linear ? nil : ActivationOperation($0, channels: channels) }
         return Block(
-            spec: spec, inputs: inputs, weights: weights,
+            spec: spec, weights: weights,
             batchNorm: spec.batchNorm ? BatchNormOperation(channels: channels) : nil,
             activation: activation,
             dropout: spec.dropout > 0

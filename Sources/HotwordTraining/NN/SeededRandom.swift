@@ -39,8 +39,8 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         return Float((-2 * Foundation.log(u1)).squareRoot() * Foundation.cos(2 * Double.pi * u2))
     }
 
-    /// A generator for an independent stream, e.g. one per epoch or per worker, from this
-    /// generator's seed material and a label.
+    /// A generator for stream number `stream` of a seed (e.g. one stream per epoch), independent
+    /// of the generator seeded with the seed itself and of the other streams.
     public static func derived(seed: UInt64, stream: UInt64) -> SeededRandom {
         var mixer = seed ^ (stream &* 0xD1B5_4A32_D192_ED03)
         return SeededRandom(seed: splitMix(&mixer))
