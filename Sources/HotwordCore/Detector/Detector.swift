@@ -16,7 +16,7 @@ public final class Detector {
     public let keywords: [String]
     private let groups: [FrontendGroup]
     private var gate = EnergyGate()
-    private var scaled: UnsafeMutablePointer<Float>
+    private let scaled: UnsafeMutablePointer<Float>
     private static let blockLength = 2048
     private var found: [Detection] = []
 
@@ -78,6 +78,8 @@ public final class Detector {
 
     public func process(_ samples: UnsafeBufferPointer<Float>) -> DetectorResult {
         found.removeAll(keepingCapacity: true)
+        // Locals, so the per-sample loop does no exclusivity checks on class properties.
+        let gain = self.gain, scaled = self.scaled
         var heardSpeech = false
         var start = 0
         while start < samples.count {
