@@ -58,11 +58,11 @@ let package = Package(
         ]),
 
         // Shared by the test targets: paths to ../shared, temporary folders, ALSA file-plugin devices.
-        .target(name: "HotwordTestSupport", path: "Tests/HotwordTestSupport"),
+        .target(name: "HotwordTestSupport", dependencies: ["HotwordCore"], path: "Tests/HotwordTestSupport"),
         .testTarget(name: "HotwordCoreTests", dependencies: ["HotwordCore", "HotwordModels", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAudioTests", dependencies: ["HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordTestSupport", logging]),
-        .testTarget(name: "hotwordCLITests", dependencies: ["hotword", "HotwordTestSupport"]),
+        .testTarget(name: "hotwordCLITests", dependencies: ["hotword", "HotwordAudio", "HotwordModels", "HotwordTestSupport"]),
     ]
 )

@@ -1,0 +1,77 @@
+import Foundation
+import HotwordAudio
+import HotwordModels
+import HotwordTestSupport
+import Testing
+
+/// `hotword detect` on files written by the test, with a hand-built tone model.
+@Suite struct DetectCommandTests {
+    let folder: URL
+    let modelPath: String
+    let tonePath: String
+
+    init() throws {
+        folder = try TestPaths.temporaryDirectory("detect-cli")
+        modelPath = folder.appendingPathComponent("beep.hwks").path
+        tonePath = folder.appendingPathComponent("tones.wav").path
+        try ModelStore.save(ToneModels.model(keyword: "beep", frequency: 1_000), to: modelPath)
+        try AudioFileWriter.writeWAV(ToneModels.signal(seconds: 5, tones: [(1, 1_000), (3, 1_000)]),
+                                     to: URL(fileURLWithPath: tonePath), sampleRate: 16_000)
+    }
+
+    @Test func printsOneLinePerDetectionAndKeepsGoingPastABadFile() async throws {
+        let missing = folder.appendingPathComponent("missing.wav").path
+        let result = try await HotwordBinary.run(["detect", tonePath, missing, tonePath, "--model", modelPath])
+        let lines = result.stdout.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+        #expect(lines.count == 4, "two tones in each of two readable files: \(result.stdout)")
+        for line in lines {
+            #expect(line.count == 4 && line[0] == tonePath && line[2] == "beep")
+            let time = Double(line[1]) ?? -1
+            #expect((1...1.5).contains(time) || (3...3.5).contains(time), "time \(line[1])")
+        }
+        #expect(result.stderr.contains(missing), "the unreadable file is named: \(result.stderr)")
+        #expect(result.status == 1)
+    }
+
+    @Test func jsonLinesAndScoreTrace() async throws {
+        let scores = folder.appendingPathComponent("scores.csv").path
+        let result = try await HotwordBinary.run(["detect", tonePath, "--model", modelPath, "--json", "--scores", scores])
+        #expect(result.status == 0, "\(result.stderr)")
+        let objects = try result.stdout.split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+        #expect(objects.count == 2)
+        #expect(objects.allSatisfy { $0["keyword"] as? String == "beep" && ($0["score"] as? Double ?? 0) > 0.8 })
+        let rows = try String(contentsOfFile: scores, encoding: .utf8).split(separator: "\n")
+        #expect(rows.first == "file,time,keyword,raw,smoothed")
+        #expect(rows.count > 100, "one row per network output (~50 per second)")
+    }
+
+    @Test func sensitivityZeroHearsLessThanOne() async throws {
+        let quiet = folder.appendingPathComponent("quiet.wav").path
+        try AudioFileWriter.writeWAV(ToneModels.signal(seconds: 3, tones: [(1, 1_000)], amplitude: 0.02),
+                                     to: URL(fileURLWithPath: quiet), sampleRate: 16_000)
+        let strict = try await HotwordBinary.run(["detect", quiet, "--model", modelPath, "--sensitivity", "0"])
+        let lenient = try await HotwordBinary.run(["detect", quiet, "--model", modelPath, "--sensitivity", "1"])
+        #expect(strict.stdout.isEmpty && strict.status == 0)
+        #expect(lenient.stdout.contains("beep"))
+    }
+
+    @Test func badArgumentsAndModelsGiveOneClearLine() async throws {
+        let badSensitivity = try await HotwordBinary.run(["detect", tonePath, "--model", modelPath, "--sensitivity", "2"])
+        #expect(badSensitivity.status != 0)
+        #expect(badSensitivity.stderr.contains("--sensitivity '2': expected one number in [0, 1]"))
+
+        let corrupt = folder.appendingPathComponent("corrupt.hwks").path
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: modelPath))
+        bytes[bytes.count - 20] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: corrupt))
+        let result = try await HotwordBinary.run(["detect", tonePath, "--model", corrupt])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("\(corrupt): checksum mismatch"), "\(result.stderr)")
+        #expect(!result.stderr.contains("Fatal error"))
+
+        let unknown = try await HotwordBinary.run(["detect", tonePath, "--model", "no_such_model"])
+        #expect(unknown.stderr.contains("no model named 'no_such_model'"))
+    }
+}
