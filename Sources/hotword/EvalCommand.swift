@@ -34,19 +34,20 @@ struct EvaluationDataOptions: ParsableArguments {
         } else {
             throw ValidationError("--part '\(part)': expected train, validation, test or all")
         }
-        func load(_ folders: [String], split: Bool) throws -> [[Float]] {
+        func load(_ folders: [String], split: Bool) throws -> AudioBank {
             do {
                 let corpus = try AudioCorpus(folders: folders, split: DataSplit())
                 let paths = corpus.clips.filter { !split || parts.contains($0.split) }.map(\.path)
-                return AudioBank.load(paths) { printError("skipped \($0)") }.clips
+                return AudioBank.load(paths) { printError("skipped \($0)") }
             } catch {
                 throw ValidationError("\(error)")
             }
         }
-        let negativeClips = try load(negatives, split: true)
-        guard !negativeClips.isEmpty else { throw ValidationError("no negative audio in \(negatives.joined(separator: ", ")) (part \(part))") }
-        return EvaluationStream(positives: try load(positives, split: true), negatives: negativeClips,
-                                noise: try load(noise, split: false), snr: noise.isEmpty ? nil : snr, seed: seed)
+        let negativeBank = try load(negatives, split: true)
+        guard !negativeBank.clips.isEmpty else { throw ValidationError("no negative audio in \(negatives.joined(separator: ", ")) (part \(part))") }
+        return EvaluationStream(positives: try load(positives, split: true).clips, negatives: negativeBank.clips,
+                                negativeNames: negativeBank.paths, noise: try load(noise, split: false).clips,
+                                snr: noise.isEmpty ? nil : snr, seed: seed)
     }
 }
 
@@ -74,6 +75,9 @@ struct EvalCommand: ParsableCommand {
     @Flag(help: "Print JSON instead of a table.")
     var json = false
 
+    @Flag(help: "List the negative clips behind each false alarm at the default sensitivity.")
+    var listFalseAlarms = false
+
     func run() throws {
         let keywordModel: KeywordModel
         do {
@@ -100,6 +104,11 @@ struct EvalCommand: ParsableCommand {
             }
             print("miss rate at ≤ 1 false alarm/h:    \(atOne.map { format($0 * 100, 1) + " %" } ?? "not reached")")
             print("miss rate at ≤ 0.1 false alarm/h:  \(atTenth.map { format($0 * 100, 1) + " %" } ?? "not reached")")
+        }
+        if listFalseAlarms, let tuned = points.first(where: { $0.sensitivity == keywordModel.detection.sensitivity }) {
+            for time in tuned.falseAlarmTimes {
+                print("false alarm at \(format(time, 2)) s: \(Evaluation.source(of: time, in: stream))")
+            }
         }
         if let plot {
             let svg = DETPlot.svg(title: "\(keywordModel.keywords[0]) — DET curve", series: [.init(name: URL(fileURLWithPath: model).lastPathComponent, points: points)])

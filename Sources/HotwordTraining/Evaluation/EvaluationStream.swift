@@ -8,6 +8,8 @@ public struct EvaluationStream: Sendable {
     public var samples: [Float]
     /// Where each keyword utterance lies, in samples.
     public var keywordRanges: [Range<Int>]
+    /// Where each negative clip lies, and its name, to say which audio caused a false alarm.
+    public var negativeClips: [(range: Range<Int>, name: String)]
     public let sampleRate: Int
 
     public var duration: Double { Double(samples.count) / Double(sampleRate) }
@@ -19,7 +21,9 @@ public struct EvaluationStream: Sendable {
     /// Speech level of every clip, dB relative to full scale.
     public static let speechLevel: Float = -26
 
-    public init(positives: [[Float]], negatives: [[Float]], noise: [[Float]], snr: Float?, seed: UInt64, sampleRate: Int = 16_000) {
+    /// `negativeNames` (optional, one per negative clip) label the clips in `negativeClips`.
+    public init(positives: [[Float]], negatives: [[Float]], negativeNames: [String] = [], noise: [[Float]], snr: Float?,
+                seed: UInt64, sampleRate: Int = 16_000) {
         self.sampleRate = sampleRate
         var rng = SeededRandom(seed: seed)
         func levelled(_ clip: [Float]) -> [Float] {
@@ -32,7 +36,9 @@ public struct EvaluationStream: Sendable {
         let pause = { (seconds: ClosedRange<Double>) -> [Float] in
             [Float](repeating: 0, count: Int(Double.random(in: seconds, using: &rng) * Double(sampleRate)))
         }
-        var negativeQueue = negatives.shuffled(using: &rng)
+        let names = negativeNames.count == negatives.count ? negativeNames : negatives.indices.map { "negative clip \($0 + 1)" }
+        var negativeQueue = Array(zip(negatives, names)).shuffled(using: &rng)
+        var clips: [(range: Range<Int>, name: String)] = []
         let negativeSamples = negatives.reduce(0) { $0 + $1.count }
         let perGap = positives.isEmpty ? negativeSamples : negativeSamples / (positives.count + 1)
         var stream: [Float] = []
@@ -40,7 +46,9 @@ public struct EvaluationStream: Sendable {
         func appendNegatives(upTo target: Int) {
             let goal = target == .max ? .max : stream.count + target
             while stream.count < goal, !negativeQueue.isEmpty {
-                stream += levelled(negativeQueue.removeFirst()) + pause(0.3...1.5)
+                let (clip, name) = negativeQueue.removeFirst()
+                clips.append((stream.count..<(stream.count + clip.count), name))
+                stream += levelled(clip) + pause(0.3...1.5)
             }
         }
         for clip in positives.shuffled(using: &rng) {
@@ -60,6 +68,7 @@ public struct EvaluationStream: Sendable {
         }
         samples = stream
         keywordRanges = ranges
+        negativeClips = clips
     }
 }
 
@@ -71,6 +80,8 @@ public struct OperatingPoint: Sendable, Hashable {
     public var misses: Int
     public var falseAlarms: Int
     public var negativeHours: Double
+    /// When each false alarm happened, in seconds from the start of the stream.
+    public var falseAlarmTimes: [Double]
 
     public var missRate: Double { keywords == 0 ? 0 : Double(misses) / Double(keywords) }
     public var falseAlarmsPerHour: Double { negativeHours > 0 ? Double(falseAlarms) / negativeHours : 0 }
@@ -107,18 +118,24 @@ public enum Evaluation {
     static func score(_ detections: [Detection], stream: EvaluationStream, sensitivity: Float, threshold: Float) -> OperatingPoint {
         let rate = Double(stream.sampleRate)
         var heard = Set<Int>()
-        var falseAlarms = 0
+        var falseAlarms: [Double] = []
         for detection in detections {
             let sample = detection.time * rate
             if let hit = stream.keywordRanges.firstIndex(where: { Double($0.lowerBound) <= sample && sample <= Double($0.upperBound) + lateness * rate }) {
                 heard.insert(hit)
             } else {
-                falseAlarms += 1
+                falseAlarms.append(detection.time)
             }
         }
         return OperatingPoint(sensitivity: sensitivity, threshold: threshold, keywords: stream.keywordRanges.count,
-                              misses: stream.keywordRanges.count - heard.count, falseAlarms: falseAlarms,
-                              negativeHours: stream.negativeDuration / 3600)
+                              misses: stream.keywordRanges.count - heard.count, falseAlarms: falseAlarms.count,
+                              negativeHours: stream.negativeDuration / 3600, falseAlarmTimes: falseAlarms)
+    }
+
+    /// The negative clip playing at `time` (or the pause after it), for reporting false alarms.
+    public static func source(of time: Double, in stream: EvaluationStream) -> String {
+        let sample = Int(time * Double(stream.sampleRate))
+        return stream.negativeClips.last { $0.range.lowerBound <= sample }?.name ?? "the start of the stream"
     }
 
     /// The lowest miss rate among points with at most `limit` false alarms per hour.

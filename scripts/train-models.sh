@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Reproduces the shipped models in Models/: synthesizes voice data, trains, tunes on the
+# validation part, evaluates on the held-out test part, and writes the figures the model
+# cards quote. Slow (about 20–30 minutes per keyword on 2 cores): not part of the test suite.
+#
+#   scripts/train-models.sh [keyword…]      # default: hey_susi computer jarvis alexa
+#
+# Needs ../shared/data beside the project (recordings, speech, noise, room responses).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+S=../shared/data
+SYNTH=${HOTWORD_SYNTH_DIR:-.build-synth-data}
+OUT=${HOTWORD_MODELS_OUT:-Models}
+swift build -c release
+hotword=.build/release/hotword
+
+# Negative speech for every keyword: the other keywords, words and phrases, read speech.
+negatives_except() {
+  local keep=$1 args=()
+  for k in alexa computer jarvis smart_mirror; do [ "$k" = "$keep" ] || args+=(--negatives "$S/keywords/$k"); done
+  args+=(--negatives "$S/negatives" --negatives "$S/speech")
+  printf '%s\n' "${args[@]}"
+}
+
+synthesize() {  # phrase folder
+  [ -d "$SYNTH/$2" ] || $hotword synthesize "$1" --out "$SYNTH/$2" --negatives --seed 1
+}
+
+train_one() {  # name phrase positives-folder…
+  local name=$1 phrase=$2; shift 2
+  local positives=() p
+  for p in "$@"; do positives+=(--positives "$p"); done
+  mapfile -t negatives < <(negatives_except "$name")
+  synthesize "$phrase" "$name"
+  $hotword train --keyword "$phrase" "${positives[@]}" "${negatives[@]}" \
+    --negatives "$SYNTH/$name/confusable" --negatives "$SYNTH/$name/speech" \
+    --noise "$S/noise" --rirs "$S/rirs" --seed 1 --out "$OUT/$name.hwks"
+  # Operating point: the lowest threshold without false alarms on the validation part.
+  $hotword tune --model "$OUT/$name.hwks" "${positives[@]}" "${negatives[@]}" --noise "$S/noise" \
+    --part validation --target-fa-per-hour 1
+  # Held-out figures: real speech with the keyword spread through it, noise at 10 dB SNR …
+  $hotword eval --model "$OUT/$name.hwks" "${positives[@]}" "${negatives[@]}" --noise "$S/noise" --snr 10 \
+    --part test --plot "$OUT/$name-det.svg" | tee "$OUT/$name-eval.txt"
+  # … and false alarms on synthetic speech alone.
+  $hotword eval --model "$OUT/$name.hwks" --negatives "$SYNTH/$name/speech" --noise "$S/noise" --snr 10 \
+    --part all | tee "$OUT/$name-eval-synthetic.txt"
+}
+
+for keyword in "${@:-hey_susi computer jarvis alexa}"; do
+  for k in $keyword; do
+    case $k in
+      hey_susi) train_one hey_susi "hey susi" "$SYNTH/hey_susi/positive" ;;
+      computer|jarvis|alexa) train_one "$k" "$k" "$S/keywords/$k" "$SYNTH/$k/positive" ;;
+      *) echo "unknown keyword $k (hey_susi, computer, jarvis, alexa)" >&2; exit 64 ;;
+    esac
+  done
+done
