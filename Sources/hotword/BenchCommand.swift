@@ -30,19 +30,21 @@ struct BenchCommand: ParsableCommand {
         let audioSeconds = Double(minutes * 60)
         let chunk = 1_600
 
-        let frontend = try FeatureExtractor(config: models[0].frontend)
-        var frames = 0
-        let frontendSeconds = cpuSeconds {
+        /// Feeds the minute `minutes` times in chunks, as the daemon would.
+        func feedChunks(_ body: (UnsafeBufferPointer<Float>) -> Void) {
             for _ in 0..<minutes {
                 minute.withUnsafeBufferPointer { all in
-                    var start = 0
-                    while start < all.count {
-                        let piece = UnsafeBufferPointer(rebasing: all[start..<min(start + chunk, all.count)])
-                        frontend.process(piece) { _ in frames += 1 }
-                        start += chunk
+                    for start in stride(from: 0, to: all.count, by: chunk) {
+                        body(UnsafeBufferPointer(rebasing: all[start..<min(start + chunk, all.count)]))
                     }
                 }
             }
+        }
+
+        let frontend = try FeatureExtractor(config: models[0].frontend)
+        var frames = 0
+        let frontendSeconds = cpuSeconds {
+            feedChunks { piece in frontend.process(piece) { _ in frames += 1 } }
         }
 
         let features = try FeatureExtractor(config: models[0].frontend).frames(of: minute)
@@ -60,15 +62,7 @@ struct BenchCommand: ParsableCommand {
         let spotter = try detector.makeDetector(models)
         var detections = 0
         let detectorSeconds = cpuSeconds {
-            for _ in 0..<minutes {
-                minute.withUnsafeBufferPointer { all in
-                    var start = 0
-                    while start < all.count {
-                        detections += spotter.process(UnsafeBufferPointer(rebasing: all[start..<min(start + chunk, all.count)])).detections.count
-                        start += chunk
-                    }
-                }
-            }
+            feedChunks { piece in detections += spotter.process(piece).detections.count }
         }
 
         let macs = models.reduce(0) { $0 + $1.multiplyAddsPerSecond }

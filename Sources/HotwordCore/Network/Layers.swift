@@ -4,7 +4,8 @@ import Foundation
 public enum Activation: String, Sendable, Hashable, Codable, CaseIterable {
     case linear, relu, sigmoid, tanh, softmax
 
-    func apply(_ values: UnsafeMutablePointer<Float>, count: Int) {
+    /// Applies the activation in place to `count` values (softmax over all of them).
+    public func apply(_ values: UnsafeMutablePointer<Float>, count: Int) {
         switch self {
         case .linear:
             return

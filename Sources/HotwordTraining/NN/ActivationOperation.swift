@@ -69,21 +69,10 @@ final class ActivationOperation: FramewiseOperation {
     }
 
     static func apply(_ activation: Activation, _ x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, count: Int) {
-        switch activation {
-        case .linear: y.update(from: x, count: count)
-        case .relu: relu(x, into: y, count: count)
-        case .sigmoid: for i in 0..<count { y[i] = 1 / (1 + Foundation.exp(-x[i])) }
-        case .tanh: for i in 0..<count { y[i] = Foundation.tanh(x[i]) }
-        case .softmax:
-            var largest = -Float.infinity
-            for i in 0..<count { largest = max(largest, x[i]) }
-            var total: Float = 0
-            for i in 0..<count {
-                y[i] = Foundation.exp(x[i] - largest)
-                total += y[i]
-            }
-            for i in 0..<count { y[i] /= total }
-        }
+        if activation == .relu { return relu(x, into: y, count: count) }
+        // The same equations inference uses, so training and streaming agree.
+        y.update(from: x, count: count)
+        activation.apply(y, count: count)
     }
 
     /// dx from dy, written in terms of the activation's output y.
