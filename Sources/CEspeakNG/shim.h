@@ -1,1 +1,2 @@
+#include <espeak-ng/espeak_ng.h>
 #include <espeak-ng/speak_lib.h>

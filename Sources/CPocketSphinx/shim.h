@@ -1,1 +1,3 @@
 #include <pocketsphinx.h>
+// err.h: routing or silencing pocketsphinx's process-wide log.
+#include <sphinxbase/err.h>

@@ -1,0 +1,22 @@
+import Dispatch
+
+/// A serial queue that owns a C engine's state that is not thread-safe (pocketsphinx's decoder,
+/// espeak-ng's globals): every use of the engine runs here, one job at a time, and blocking work
+/// (seconds of decoding) stays off Swift's cooperative thread pool.
+final class EngineQueue: Sendable {
+    private let queue: DispatchQueue
+
+    init(label: String) {
+        queue = DispatchQueue(label: label)
+    }
+
+    /// Runs `work` on the queue after every job submitted before it, and returns its result.
+    func run<Value: Sendable, Failure: Error>(
+        _ work: @escaping @Sendable () throws(Failure) -> Value
+    ) async throws(Failure) -> Value {
+        let result: Result<Value, Failure> = await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: Result(catching: work)) }
+        }
+        return try result.get()
+    }
+}

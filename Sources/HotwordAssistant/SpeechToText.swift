@@ -1,0 +1,44 @@
+/// Turns one utterance into text.
+///
+/// Input is 16 kHz mono audio as Float samples in [-1, 1] (what `AudioFileReader` and the capture
+/// path deliver). Silence gives an empty string, not an error.
+public protocol SpeechRecognizer: Sendable {
+    /// Transcribes one utterance: the words heard, separated by single spaces, or "" for none.
+    func transcribe(_ samples: [Float]) async throws(SpeechToTextError) -> String
+}
+
+/// The sample rate every `SpeechRecognizer` expects.
+public let speechRecognizerSampleRate = 16_000
+
+/// Why speech to text failed; each case names its backend and the cause.
+public enum SpeechToTextError: Error, CustomStringConvertible, Equatable {
+    /// A pocketsphinx model file or folder (`role`: acoustic model, language model, dictionary) is missing.
+    case pocketsphinxModelMissing(role: String, path: String)
+    /// pocketsphinx rejected its configuration (`arguments` as passed to it).
+    case pocketsphinxInitializationFailed(arguments: [String])
+    /// A pocketsphinx decoding call returned an error code.
+    case pocketsphinxDecodingFailed(call: String, code: Int32)
+    /// The command backend is configured without any argument containing the WAV placeholder.
+    case commandWithoutPlaceholder(arguments: [String], placeholder: String)
+    /// The command backend's program could not be run or failed.
+    case command(CommandError)
+    /// The utterance could not be written to the temporary WAV file handed to a program or server.
+    case audioNotWritten(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .pocketsphinxModelMissing(let role, let path):
+            "speech to text (pocketsphinx): \(role) not found at \(path)"
+        case .pocketsphinxInitializationFailed(let arguments):
+            "speech to text (pocketsphinx): decoder could not be created with \(arguments.joined(separator: " ")) (set a log file to see pocketsphinx's reason)"
+        case .pocketsphinxDecodingFailed(let call, let code):
+            "speech to text (pocketsphinx): \(call) failed with code \(code)"
+        case .commandWithoutPlaceholder(let arguments, let placeholder):
+            "speech to text (command): no argument of \(arguments) contains \(placeholder), so the program would never see the audio"
+        case .command(let error):
+            "speech to text (command): \(error)"
+        case .audioNotWritten(let path, let reason):
+            "speech to text: could not write the utterance to \(path): \(reason)"
+        }
+    }
+}
