@@ -54,8 +54,8 @@ struct CommandRunner: Sendable {
 
     var program: String { arguments.first ?? "" }
 
-    /// Runs the program in `folder` and returns what it wrote to standard output.
-    func run(standardInput: URL?, in folder: URL) async throws(CommandError) -> Data {
+    /// Runs the program in `folder` and returns the file holding what it wrote to standard output.
+    func run(standardInput: URL?, in folder: URL) async throws(CommandError) -> URL {
         guard let program = arguments.first else { throw .emptyCommand }
         let executable = try Self.locate(program)
         let outputFile = folder.appendingPathComponent("stdout")
@@ -77,14 +77,14 @@ struct CommandRunner: Sendable {
         }
         switch await Self.runToCompletion(process, timeout: timeout, grace: terminationGrace) {
         case .notStarted(let reason): throw .launchFailed(program: program, reason: reason)
-        case .timedOut: throw .timedOut(program: program, seconds: timeout.seconds)
+        case .timedOut: throw .timedOut(program: program, seconds: timeout.inSeconds)
         case .cancelled: throw .cancelled(program: program)
         case .exited: break
         }
         let lastErrorLine = Self.lastLine(of: errorFile)
         switch process.terminationReason {
         case .exit where process.terminationStatus == 0:
-            return (try? Data(contentsOf: outputFile)) ?? Data()
+            return outputFile
         case .exit:
             throw .failed(program: program, exitCode: process.terminationStatus, lastErrorLine: lastErrorLine)
         case .uncaughtSignal:
@@ -152,5 +152,23 @@ struct CommandRunner: Sendable {
             .split(whereSeparator: \.isNewline)
             .last { !$0.allSatisfy(\.isWhitespace) } ?? ""
         return String(line.trimmingCharacters(in: .whitespaces).prefix(300))
+    }
+}
+
+/// A private temporary folder for one job's files (audio, captured output); `remove()` deletes it.
+struct ScratchFolder {
+    let url: URL
+
+    /// Creates a fresh folder readable only by us; throws the reason as text.
+    init(_ purpose: String) throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("hotword-\(purpose)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o700])
+    }
+
+    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: url)
     }
 }

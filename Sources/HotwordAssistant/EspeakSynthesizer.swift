@@ -9,14 +9,11 @@ public struct EspeakConfiguration: Sendable, Equatable {
     public var rate: Int
     /// Base pitch (0–100, 50 is the voice's normal pitch).
     public var pitch: Int
-    /// The espeak-ng-data folder; nil uses the library's own (Debian: /usr/lib/*/espeak-ng-data).
-    public var dataPath: String?
 
-    public init(voice: String = "en-us", rate: Int = 175, pitch: Int = 50, dataPath: String? = nil) {
+    public init(voice: String = "en-us", rate: Int = 175, pitch: Int = 50) {
         self.voice = voice
         self.rate = rate
         self.pitch = pitch
-        self.dataPath = dataPath
     }
 }
 
@@ -54,13 +51,13 @@ private final class EspeakEngine: @unchecked Sendable {
     static let shared = EspeakEngine()
 
     let queue = EngineQueue(label: "hotword.espeak-ng")
-    /// The data path the engine was initialised with, and its output sample rate; nil before.
-    private var loaded: (dataPath: String?, sampleRate: Int)?
+    /// The output sample rate once the engine is initialised.
+    private var sampleRate: Int?
     private var currentVoice: String?
 
     /// Runs on `queue` only.
     func synthesize(_ text: String, _ configuration: EspeakConfiguration) throws(TextToSpeechError) -> SynthesizedAudio {
-        let sampleRate = try load(dataPath: configuration.dataPath)
+        let sampleRate = try initialize()
         try select(configuration)
         let collector = SampleCollector()
         let status = text.withCString { text in
@@ -74,30 +71,21 @@ private final class EspeakEngine: @unchecked Sendable {
         return SynthesizedAudio(samples: collector.samples, sampleRate: sampleRate)
     }
 
-    /// Initialises espeak-ng (again, if the data path changed) and returns its sample rate.
-    private func load(dataPath: String?) throws(TextToSpeechError) -> Int {
-        if let loaded, loaded.dataPath == dataPath { return loaded.sampleRate }
-        if loaded != nil {
-            espeak_ng_Terminate()
-            loaded = nil
-            currentVoice = nil
-        }
+    /// Initialises espeak-ng with its installed data on first use; returns its sample rate.
+    private func initialize() throws(TextToSpeechError) -> Int {
+        if let sampleRate { return sampleRate }
         // The espeak_ng_* calls report errors; the older espeak_Initialize would exit the process.
-        espeak_ng_InitializePath(dataPath)
+        espeak_ng_InitializePath(nil)
         var context: espeak_ng_ERROR_CONTEXT?
         let status = espeak_ng_Initialize(&context)
         espeak_ng_ClearErrorContext(&context)
-        guard status == ENS_OK else {
-            throw .espeakInitializationFailed(dataPath: dataPath, message: Self.message(status))
-        }
+        guard status == ENS_OK else { throw .espeakInitializationFailed(message: Self.message(status)) }
         let output = espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, nil)
-        guard output == ENS_OK else {
-            throw .espeakInitializationFailed(dataPath: dataPath, message: Self.message(output))
-        }
+        guard output == ENS_OK else { throw .espeakInitializationFailed(message: Self.message(output)) }
         espeak_SetSynthCallback(collectSamples)
-        let sampleRate = Int(espeak_ng_GetSampleRate())
-        loaded = (dataPath, sampleRate)
-        return sampleRate
+        let rate = Int(espeak_ng_GetSampleRate())
+        sampleRate = rate
+        return rate
     }
 
     /// Sets voice, rate and pitch; the voice only when it changed (loading one reads files).

@@ -37,20 +37,73 @@ public struct PocketSphinxConfiguration: Sendable, Equatable {
 /// The embedded offline recogniser: CMU pocketsphinx (Debian's 0.8 / 5prealpha library).
 ///
 /// The decoder is created once (loading the models takes about a second) and reused for every
-/// utterance. pocketsphinx decoders are not thread-safe, so the decoder is confined to one serial
-/// queue: concurrent `transcribe` calls are queued and decoded one after the other.
+/// utterance. pocketsphinx is not thread-safe — a decoder has no locking and the log is one
+/// process-wide file handle — so all pocketsphinx work of the process (creating, decoding,
+/// freeing) is confined to one serial queue: concurrent `transcribe` calls are decoded one
+/// after the other.
 public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable {
-    // @unchecked: `decoder` and `pcm` are only touched on `engine`, a serial queue (and in deinit).
-    private let engine = EngineQueue(label: "hotword.pocketsphinx")
+    // @unchecked: `decoder` and `pcmChunk` are only touched on `engine`, a serial queue.
+    private static let engine = EngineQueue(label: "hotword.pocketsphinx")
     private let decoder: OpaquePointer
-    /// Reused 16-bit copy of the utterance; grows to the longest utterance seen, never shrinks.
-    private var pcm: [Int16] = []
+    /// The utterance is converted to 16-bit and fed to pocketsphinx through this one buffer.
+    private var pcmChunk = [Int16](repeating: 0, count: 4_096)
     private static let logger = Logger(label: "hotword.stt")
 
-    /// Loads the models. Throws if a model is missing or pocketsphinx rejects them.
+    /// Loads the models (blocking the caller for about a second). Throws if a model is missing
+    /// or pocketsphinx rejects it.
     public init(_ configuration: PocketSphinxConfiguration = PocketSphinxConfiguration()) throws(SpeechToTextError) {
         try Self.checkModels(configuration)
         let started = ContinuousClock.now
+        decoder = try Self.engine.runAndWait { () throws(SpeechToTextError) -> OpaquePointer in
+            try Self.createDecoder(configuration)
+        }
+        Self.logger.info("pocketsphinx ready", metadata: [
+            "lm": "\(configuration.languageModel)", "seconds": "\((ContinuousClock.now - started).inSeconds)",
+        ])
+    }
+
+    deinit {
+        // Queued, not waited for: the last reference may be dropped on the queue itself.
+        let decoder = SendableDecoder(pointer: decoder)
+        Self.engine.enqueue { _ = ps_free(decoder.pointer) }
+    }
+
+    public func transcribe(_ samples: [Float]) async throws(SpeechToTextError) -> String {
+        try await Self.engine.run { () throws(SpeechToTextError) -> String in
+            try self.decode(samples)
+        }
+    }
+
+    /// Decodes one whole utterance; runs on `engine` only.
+    private func decode(_ samples: [Float]) throws(SpeechToTextError) -> String {
+        guard !samples.isEmpty else { return "" }
+        let started = ps_start_utt(decoder)
+        guard started >= 0 else { throw .pocketsphinxDecodingFailed(call: "ps_start_utt", code: started) }
+        // Live mode (full_utt = 0), as pocketsphinx_continuous decodes: the en-us model's
+        // cepstral normalisation is tuned for it and recognises clearly better than batch mode.
+        var failure: Int32 = 0
+        samples.withUnsafeBufferPointer { samples in
+            var start = 0
+            while start < samples.count, failure >= 0 {
+                let count = min(pcmChunk.count, samples.count - start)
+                pcmChunk.withUnsafeMutableBufferPointer { pcm in
+                    for index in 0..<count {
+                        pcm[index] = Int16((min(max(samples[start + index], -1), 1) * 32767).rounded())
+                    }
+                    failure = min(0, ps_process_raw(decoder, pcm.baseAddress, count, 0, 0))
+                }
+                start += count
+            }
+        }
+        let ended = ps_end_utt(decoder)
+        guard failure >= 0 else { throw .pocketsphinxDecodingFailed(call: "ps_process_raw", code: failure) }
+        guard ended >= 0 else { throw .pocketsphinxDecodingFailed(call: "ps_end_utt", code: ended) }
+        guard let hypothesis = ps_get_hyp(decoder, nil) else { return "" }
+        return normalizedTranscript(String(cString: hypothesis))
+    }
+
+    /// Runs on `engine` only.
+    private static func createDecoder(_ configuration: PocketSphinxConfiguration) throws(SpeechToTextError) -> OpaquePointer {
         // pocketsphinx echoes its whole configuration while parsing arguments, before `-logfn`
         // takes effect; route the log first so nothing reaches our stderr.
         if let logFile = configuration.logFile {
@@ -59,52 +112,14 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
             err_set_logfp(nil)
         }
         let arguments = configuration.arguments
-        guard let config = Self.parse(arguments) else {
+        guard let config = parse(arguments) else {
             throw .pocketsphinxInitializationFailed(arguments: arguments)
         }
         defer { cmd_ln_free_r(config) }
         guard let decoder = ps_init(config) else {
             throw .pocketsphinxInitializationFailed(arguments: arguments)
         }
-        self.decoder = decoder
-        Self.logger.info("pocketsphinx ready", metadata: [
-            "lm": "\(configuration.languageModel)", "seconds": "\((ContinuousClock.now - started).seconds)",
-        ])
-    }
-
-    deinit {
-        ps_free(decoder)
-    }
-
-    public func transcribe(_ samples: [Float]) async throws(SpeechToTextError) -> String {
-        try await engine.run { () throws(SpeechToTextError) -> String in
-            try self.decode(samples)
-        }
-    }
-
-    /// Decodes one whole utterance; runs on `engine` only.
-    private func decode(_ samples: [Float]) throws(SpeechToTextError) -> String {
-        guard !samples.isEmpty else { return "" }
-        if pcm.count < samples.count {
-            pcm = [Int16](repeating: 0, count: samples.count)
-        }
-        pcm.withUnsafeMutableBufferPointer { pcm in
-            for (index, sample) in samples.enumerated() {
-                pcm[index] = Int16((min(max(sample, -1), 1) * 32767).rounded())
-            }
-        }
-        let started = ps_start_utt(decoder)
-        guard started >= 0 else { throw .pocketsphinxDecodingFailed(call: "ps_start_utt", code: started) }
-        // The whole utterance in one call with full_utt = 1: pocketsphinx then normalises the
-        // cepstra over the whole utterance, which recognises short commands better than live mode.
-        let frames = pcm.withUnsafeBufferPointer { pcm in
-            ps_process_raw(decoder, pcm.baseAddress, samples.count, 0, 1)
-        }
-        let ended = ps_end_utt(decoder)
-        guard frames >= 0 else { throw .pocketsphinxDecodingFailed(call: "ps_process_raw", code: frames) }
-        guard ended >= 0 else { throw .pocketsphinxDecodingFailed(call: "ps_end_utt", code: ended) }
-        guard let hypothesis = ps_get_hyp(decoder, nil) else { return "" }
-        return String(cString: hypothesis)
+        return decoder
     }
 
     private static func checkModels(_ configuration: PocketSphinxConfiguration) throws(SpeechToTextError) {
@@ -126,10 +141,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
     }
 }
 
-extension Duration {
-    /// The duration in seconds, for logs and measurements.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) * 1e-18
-    }
+/// Carries the decoder pointer to the queue that frees it.
+private struct SendableDecoder: @unchecked Sendable {  // @unchecked: only used on the engine queue
+    let pointer: OpaquePointer
 }

@@ -10,6 +10,12 @@ public protocol SpeechRecognizer: Sendable {
 /// The sample rate every `SpeechRecognizer` expects.
 public let speechRecognizerSampleRate = 16_000
 
+/// A transcript as the assistant uses it: words separated by single spaces, no surrounding
+/// whitespace (engines differ: newlines per segment, a leading space, …).
+func normalizedTranscript(_ text: String) -> String {
+    text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+}
+
 /// Why speech to text failed; each case names its backend and the cause.
 public enum SpeechToTextError: Error, CustomStringConvertible, Equatable {
     /// A pocketsphinx model file or folder (`role`: acoustic model, language model, dictionary) is missing.
@@ -22,6 +28,10 @@ public enum SpeechToTextError: Error, CustomStringConvertible, Equatable {
     case commandWithoutPlaceholder(arguments: [String], placeholder: String)
     /// The command backend's program could not be run or failed.
     case command(CommandError)
+    /// The transcription server could not be reached or answered with an error status.
+    case http(HTTPError)
+    /// The transcription server answered 2xx with something that is not a transcript.
+    case httpReplyInvalid(url: String, reason: String, body: String)
     /// The utterance could not be written to the temporary WAV file handed to a program or server.
     case audioNotWritten(path: String, reason: String)
 
@@ -37,6 +47,10 @@ public enum SpeechToTextError: Error, CustomStringConvertible, Equatable {
             "speech to text (command): no argument of \(arguments) contains \(placeholder), so the program would never see the audio"
         case .command(let error):
             "speech to text (command): \(error)"
+        case .http(let error):
+            "speech to text (http): \(error)"
+        case .httpReplyInvalid(let url, let reason, let body):
+            "speech to text (http): \(url) answered, but not with a transcript (\(reason)): \(body)"
         case .audioNotWritten(let path, let reason):
             "speech to text: could not write the utterance to \(path): \(reason)"
         }

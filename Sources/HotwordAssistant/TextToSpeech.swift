@@ -24,8 +24,8 @@ public protocol SpeechSynthesizer: Sendable {
 public enum TextToSpeechError: Error, CustomStringConvertible, Equatable {
     /// A setting is outside what the backend accepts.
     case invalidSetting(backend: String, name: String, value: String, expected: String)
-    /// espeak-ng could not load its data (`dataPath` nil: the library's built-in location).
-    case espeakInitializationFailed(dataPath: String?, message: String)
+    /// espeak-ng could not load its installed data (package espeak-ng-data).
+    case espeakInitializationFailed(message: String)
     /// espeak-ng has no voice of this name.
     case espeakVoiceNotFound(voice: String)
     /// espeak-ng failed while synthesising.
@@ -39,8 +39,8 @@ public enum TextToSpeechError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .invalidSetting(let backend, let name, let value, let expected):
             "text to speech (\(backend)): \(name) = \(value) is invalid, expected \(expected)"
-        case .espeakInitializationFailed(let dataPath, let message):
-            "text to speech (espeak-ng): cannot initialise with data in \(dataPath ?? "the default location"): \(message)"
+        case .espeakInitializationFailed(let message):
+            "text to speech (espeak-ng): cannot load its data (is espeak-ng-data installed?): \(message)"
         case .espeakVoiceNotFound(let voice):
             "text to speech (espeak-ng): no voice named \(voice) (see `espeak-ng --voices`)"
         case .espeakSynthesisFailed(let voice, let message):

@@ -1,0 +1,79 @@
+import Foundation
+import HotwordAssistant
+import HotwordTestSupport
+import Testing
+
+/// PocketSphinxRecognizer through the real pocketsphinx library and Debian's en-us models,
+/// fed with speech from the real espeak-ng.
+@Suite struct PocketSphinxRecognizerTests {
+    /// Sentences pocketsphinx recognises reliably from `SpeechFixtures.recognisableVoice`, with a
+    /// word the transcript must contain.
+    static let reliableSentences = [
+        ("what is the weather like today", "weather"),
+        ("what time is it", "time"),
+        ("how old are you", "old"),
+        ("what is your name", "name"),
+        ("play some music", "music"),
+    ]
+
+    @Test(arguments: reliableSentences)
+    func transcribesSynthesizedSpeech(sentence: String, word: String) async throws {
+        let recognizer = try SpeechFixtures.pocketsphinx.get()
+        let text = try await recognizer.transcribe(try await SpeechFixtures.speech(sentence))
+        #expect(transcript(text, contains: word), "\"\(sentence)\" was heard as \"\(text)\"")
+    }
+
+    @Test func hearsNothingInSilence() async throws {
+        let recognizer = try SpeechFixtures.pocketsphinx.get()
+        #expect(try await recognizer.transcribe([Float](repeating: 0, count: 2 * speechRecognizerSampleRate)) == "")
+        #expect(try await recognizer.transcribe([]) == "")
+    }
+
+    @Test func decodesConcurrentCallersOneAfterTheOther() async throws {
+        let recognizer = try SpeechFixtures.pocketsphinx.get()
+        let weather = try await SpeechFixtures.speech("what is the weather like today")
+        let time = try await SpeechFixtures.speech("what time is it")
+        async let first = recognizer.transcribe(weather)
+        async let second = recognizer.transcribe(time)
+        let (heardWeather, heardTime) = try await (first, second)
+        #expect(transcript(heardWeather, contains: "weather") && !transcript(heardWeather, contains: "time"), "\(heardWeather)")
+        #expect(transcript(heardTime, contains: "time") && !transcript(heardTime, contains: "weather"), "\(heardTime)")
+    }
+
+    @Test func namesAMissingModelFile() throws {
+        var configuration = PocketSphinxConfiguration()
+        configuration.dictionary = "/nonexistent/words.dict"
+        #expect(throws: SpeechToTextError.pocketsphinxModelMissing(role: "dictionary", path: "/nonexistent/words.dict")) {
+            try PocketSphinxRecognizer(configuration)
+        }
+        configuration = PocketSphinxConfiguration(acousticModel: "/nonexistent/hmm")
+        #expect(throws: SpeechToTextError.pocketsphinxModelMissing(role: "acoustic model (mdef in the -hmm folder)",
+                                                                 path: "/nonexistent/hmm/mdef")) {
+            try PocketSphinxRecognizer(configuration)
+        }
+    }
+
+    @Test func reportsALanguageModelItCannotRead() throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bogus = folder.appendingPathComponent("bogus.lm")
+        try Data("this is not a language model\n".utf8).write(to: bogus)
+        let error = #expect(throws: SpeechToTextError.self) {
+            try PocketSphinxRecognizer(PocketSphinxConfiguration(languageModel: bogus.path))
+        }
+        guard case .pocketsphinxInitializationFailed(let arguments) = error else {
+            Issue.record("unexpected \(String(describing: error))")
+            return
+        }
+        #expect(arguments.contains(bogus.path))
+    }
+
+    @Test func writesItsOwnLogToTheConfiguredFile() throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = folder.appendingPathComponent("pocketsphinx.log")
+        _ = try PocketSphinxRecognizer(PocketSphinxConfiguration(logFile: log.path))
+        let text = try String(contentsOf: log, encoding: .utf8)
+        #expect(text.contains("INFO:"), "log holds \(text.count) characters")
+    }
+}
