@@ -40,97 +40,67 @@ public enum CommandError: Error, CustomStringConvertible, Equatable {
 /// Runs one program from an argument list (no shell), with standard input from a file and
 /// standard output and error captured to files in a working folder. Files rather than pipes:
 /// nothing can dead-lock on a full pipe, and a program that ignores its input cannot block us.
+///
+/// The program runs in a process group of its own, so stopping it (timeout, cancellation) also
+/// stops whatever it started — a wrapper script's `whisper-cli`, say.
 struct CommandRunner: Sendable {
     /// The program (a path, or a name looked up in $PATH) followed by its arguments.
     let arguments: [String]
     let timeout: Duration
-    /// How long a program stopped with SIGTERM after the timeout may take before SIGKILL.
-    private let terminationGrace = Duration.seconds(1)
+    /// How long a program stopped with SIGTERM may take before SIGKILL.
+    private static let terminationGrace = Duration.seconds(1)
 
     init(arguments: [String], timeout: Duration) {
         self.arguments = arguments
         self.timeout = timeout
     }
 
-    var program: String { arguments.first ?? "" }
-
-    /// Runs the program in `folder` and returns the file holding what it wrote to standard output.
+    /// Runs the program, its output captured in `folder`, and returns the file holding what it
+    /// wrote to standard output.
     func run(standardInput: URL?, in folder: URL) async throws(CommandError) -> URL {
         guard let program = arguments.first else { throw .emptyCommand }
         let executable = try Self.locate(program)
         let outputFile = folder.appendingPathComponent("stdout")
         let errorFile = folder.appendingPathComponent("stderr")
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = Array(arguments.dropFirst())
-        process.currentDirectoryURL = folder
-        do {
-            for file in [outputFile, errorFile] where !FileManager.default.createFile(atPath: file.path, contents: nil) {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
+        var attempt = 1
+        let child: ChildProcess
+        while true {
+            do {
+                child = try ChildProcess(executable: executable.path, arguments: arguments,
+                                         standardInput: standardInput?.path ?? "/dev/null",
+                                         standardOutput: outputFile.path, standardError: errorFile.path)
+                break
+            } catch where error.code == ETXTBSY && attempt < 5 {
+                // "Text file busy": another thread's child inherited a descriptor still open
+                // for writing to the program (just installed or edited); it goes away by itself.
+                attempt += 1
+                try? await Task.sleep(for: .milliseconds(20 * attempt))
+            } catch {
+                throw .launchFailed(program: program, reason: String(cString: strerror(error.code)))
             }
-            process.standardOutput = try FileHandle(forWritingTo: outputFile)
-            process.standardError = try FileHandle(forWritingTo: errorFile)
-            process.standardInput = try standardInput.map { try FileHandle(forReadingFrom: $0) }
-                ?? FileHandle.nullDevice
-        } catch {
-            throw .launchFailed(program: program, reason: "cannot prepare its files in \(folder.path): \(error)")
         }
-        switch await Self.runToCompletion(process, timeout: timeout, grace: terminationGrace) {
-        case .notStarted(let reason): throw .launchFailed(program: program, reason: reason)
-        case .timedOut: throw .timedOut(program: program, seconds: timeout.inSeconds)
-        case .cancelled: throw .cancelled(program: program)
-        case .exited: break
+        let timeout = timeout
+        let watchdog = Task { () -> Bool in
+            do { try await Task.sleep(for: timeout) } catch { return false }
+            await child.stop(grace: Self.terminationGrace)
+            return true
         }
-        let lastErrorLine = Self.lastLine(of: errorFile)
-        switch process.terminationReason {
-        case .exit where process.terminationStatus == 0:
-            return outputFile
-        case .exit:
-            throw .failed(program: program, exitCode: process.terminationStatus, lastErrorLine: lastErrorLine)
-        case .uncaughtSignal:
-            throw .killed(program: program, signal: process.terminationStatus, lastErrorLine: lastErrorLine)
-        @unknown default:
-            throw .failed(program: program, exitCode: process.terminationStatus, lastErrorLine: lastErrorLine)
-        }
-    }
-
-    private enum Completion {
-        case exited, timedOut, cancelled, notStarted(reason: String)
-    }
-
-    /// Starts `process` and waits for it to exit; stops it (SIGTERM, then SIGKILL after `grace`)
-    /// when it outlives `timeout` or the calling task is cancelled.
-    private static func runToCompletion(_ process: Process, timeout: Duration, grace: Duration) async -> Completion {
-        var launchError: String?
-        var watchdog: Task<Bool, Never>?
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (exited: CheckedContinuation<Void, Never>) in
-                process.terminationHandler = { _ in exited.resume() }
-                do {
-                    try process.run()
-                    watchdog = Task { await stop(process, after: timeout, grace: grace) }
-                } catch {
-                    launchError = "\(error)"
-                    exited.resume()
-                }
-            }
+        let status = await withTaskCancellationHandler {
+            await child.waitForExit()
         } onCancel: {
-            if process.isRunning { process.terminate() }
+            Task { await child.stop(grace: Self.terminationGrace) }
         }
-        if let launchError { return .notStarted(reason: launchError) }
-        watchdog?.cancel()
-        if await watchdog?.value == true { return .timedOut }
-        return Task.isCancelled ? .cancelled : .exited
-    }
-
-    /// Waits `timeout`, then stops `process`; returns whether it had to (false when cancelled first).
-    private static func stop(_ process: Process, after timeout: Duration, grace: Duration) async -> Bool {
-        do { try await Task.sleep(for: timeout) } catch { return false }
-        guard process.isRunning else { return false }
-        process.terminate()
-        try? await Task.sleep(for: grace)
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        return true
+        watchdog.cancel()
+        if await watchdog.value { throw .timedOut(program: program, seconds: timeout.inSeconds) }
+        if Task.isCancelled { throw .cancelled(program: program) }
+        switch status {
+        case .exited(0):
+            return outputFile
+        case .exited(let code):
+            throw .failed(program: program, exitCode: code, lastErrorLine: Self.lastLine(of: errorFile))
+        case .signalled(let signal):
+            throw .killed(program: program, signal: signal, lastErrorLine: Self.lastLine(of: errorFile))
+        }
     }
 
     /// A program looked up like a shell would: a path if it contains "/", otherwise in $PATH.
@@ -152,6 +122,88 @@ struct CommandRunner: Sendable {
             .split(whereSeparator: \.isNewline)
             .last { !$0.allSatisfy(\.isWhitespace) } ?? ""
         return String(line.trimmingCharacters(in: .whitespaces).prefix(300))
+    }
+}
+
+/// A child process started with posix_spawn as the leader of a new process group.
+private final class ChildProcess: @unchecked Sendable {  // @unchecked: `reaped` is guarded by `lock`
+    enum Status {
+        case exited(Int32)
+        case signalled(Int32)
+    }
+
+    struct SpawnError: Error {
+        let code: Int32  // an errno value
+    }
+
+    let pid: pid_t
+    private let lock = NSLock()
+    /// Once the child is reaped its pid may be reused, so no signal may be sent after that.
+    private var reaped = false
+
+    /// Starts `executable` with `arguments` (program name first), its standard streams opened
+    /// from the given paths, with every signal at its default disposition.
+    init(executable: String, arguments: [String], standardInput: String, standardOutput: String,
+         standardError: String) throws(SpawnError) {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, standardInput, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, standardOutput, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // Our own process may ignore or block signals (SIGPIPE, say); the program must not inherit that.
+        var allSignals = sigset_t(), noSignals = sigset_t()
+        sigfillset(&allSignals)
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + environment).forEach { free($0) } }
+        var pid = pid_t()
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environment)
+        guard result == 0 else { throw SpawnError(code: result) }
+        self.pid = pid
+    }
+
+    /// Waits (on a thread of its own, not the caller's) until the child exits, and reaps it.
+    func waitForExit() async -> Status {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: self.blockingWait()) }.start()
+        }
+    }
+
+    /// SIGTERM to the whole group, then SIGKILL if the child is still there after `grace`.
+    func stop(grace: Duration) async {
+        signal(SIGTERM)
+        try? await Task.sleep(for: grace)
+        signal(SIGKILL)
+    }
+
+    private func signal(_ signal: Int32) {
+        lock.withLock {
+            if !reaped { _ = kill(-pid, signal) }
+        }
+    }
+
+    private func blockingWait() -> Status {
+        // Wait without reaping first, so that `signal` never targets a pid already released.
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0, errno == EINTR {}
+        var status: Int32 = 0
+        lock.withLock {
+            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+            reaped = true
+        }
+        let signal = status & 0x7f
+        return signal == 0 ? .exited((status >> 8) & 0xff) : .signalled(signal)
     }
 }
 

@@ -16,8 +16,12 @@ enum SpeechFixtures {
 
     /// espeak-ng speaking `text`, resampled to 16 kHz for a recogniser.
     static func speech(_ text: String, voice: EspeakConfiguration = recognisableVoice) async throws -> [Float] {
-        let audio = try await EspeakSynthesizer(voice).synthesize(text)
-        return try Resampler.convert(audio.samples, from: Double(audio.sampleRate), to: Double(speechRecognizerSampleRate))
+        try forRecognizer(try await EspeakSynthesizer(voice).synthesize(text))
+    }
+
+    /// Synthesised audio resampled to the rate recognisers take.
+    static func forRecognizer(_ audio: SynthesizedAudio) throws -> [Float] {
+        try Resampler.convert(audio.samples, from: Double(audio.sampleRate), to: Double(speechRecognizerSampleRate))
     }
 
     static func rms(_ samples: [Float]) -> Float {
@@ -25,12 +29,25 @@ enum SpeechFixtures {
         return (samples.reduce(0) { $0 + $1 * $1 } / Float(samples.count)).squareRoot()
     }
 
-    /// Writes an executable shell script into `folder` and returns its path.
+    /// Seconds from the first to the last sample louder than -40 dBFS: the speech without the
+    /// pauses engines put around it.
+    static func spokenDuration(_ audio: SynthesizedAudio) -> Double {
+        guard let first = audio.samples.firstIndex(where: { abs($0) > 0.01 }),
+              let last = audio.samples.lastIndex(where: { abs($0) > 0.01 }) else { return 0 }
+        return Double(last - first) / Double(audio.sampleRate)
+    }
+
+    /// Writes an executable shell script into `folder` and returns its path. The file is written
+    /// through a close-on-exec descriptor: a descriptor inherited by a program that another test
+    /// starts meanwhile would keep the script "busy" and unrunnable.
     static func script(_ name: String, in folder: URL, _ body: String) throws -> String {
-        let url = folder.appendingPathComponent(name)
-        try Data("#!/bin/sh\n\(body)\n".utf8).write(to: url)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
-        return url.path
+        let path = folder.appendingPathComponent(name).path
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(descriptor) }
+        let text = Array("#!/bin/sh\n\(body)\n".utf8)
+        guard write(descriptor, text, text.count) == text.count else { throw POSIXError(.EIO) }
+        return path
     }
 }
 
