@@ -57,7 +57,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
         decoder = try Self.engine.runAndWait { () throws(SpeechToTextError) -> OpaquePointer in
             try Self.createDecoder(configuration)
         }
-        Self.logger.info("pocketsphinx ready", metadata: [
+        Self.logger.debug("pocketsphinx ready", metadata: [
             "lm": "\(configuration.languageModel)", "seconds": "\((ContinuousClock.now - started).inSeconds)",
         ])
     }

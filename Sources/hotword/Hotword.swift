@@ -10,6 +10,9 @@ struct Hotword: AsyncParsableCommand {
         subcommands: [
             // listening and asking
             AskCommand.self,
+            // speech: check text-to-speech and speech-to-text setups
+            SayCommand.self,
+            TranscribeCommand.self,
             // audio devices
             DevicesCommand.self,
             RecordCommand.self,

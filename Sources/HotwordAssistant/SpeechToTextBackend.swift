@@ -1,0 +1,18 @@
+/// Which speech-to-text engine to use and its settings, as configured by the user.
+public enum SpeechToTextBackend: Sendable, Equatable {
+    /// The embedded offline recogniser (the default).
+    case pocketsphinx(PocketSphinxConfiguration)
+    /// An external program given the utterance as a WAV file (see `CommandRecognizer`).
+    case command(arguments: [String], timeout: Duration)
+    /// An OpenAI-compatible transcription server.
+    case http(HTTPRecognizerConfiguration)
+
+    /// The recogniser for these settings; pocketsphinx loads its models here.
+    public func makeRecognizer() throws(SpeechToTextError) -> any SpeechRecognizer {
+        switch self {
+        case .pocketsphinx(let configuration): try PocketSphinxRecognizer(configuration)
+        case .command(let arguments, let timeout): try CommandRecognizer(arguments: arguments, timeout: timeout)
+        case .http(let configuration): HTTPRecognizer(configuration)
+        }
+    }
+}

@@ -1,0 +1,18 @@
+/// Which text-to-speech engine to use and its settings, as configured by the user.
+public enum TextToSpeechBackend: Sendable, Equatable {
+    /// The embedded synthesiser (the default).
+    case espeak(EspeakConfiguration)
+    /// An external program reading the text on stdin (see `CommandSynthesizer`).
+    case command(arguments: [String], timeout: Duration)
+    /// No speech: answers are only printed.
+    case none
+
+    /// The synthesiser for these settings, or nil for `none`.
+    public func makeSynthesizer() throws(TextToSpeechError) -> (any SpeechSynthesizer)? {
+        switch self {
+        case .espeak(let configuration): try EspeakSynthesizer(configuration)
+        case .command(let arguments, let timeout): try CommandSynthesizer(arguments: arguments, timeout: timeout)
+        case .none: nil
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import HotwordAssistant
+import HotwordAudio
+
+/// `hotword say "text"`: speaks through a loudspeaker or into a WAV file.
+struct SayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "say",
+        abstract: "Speak a text with the configured text-to-speech engine.",
+        discussion: "Plays through an ALSA device, or writes a 16-bit WAV file with --out. Useful to check a voice or a piper setup.")
+
+    @Argument(help: "The text to speak.")
+    var text: String
+
+    @Option(help: "The ALSA playback device (see `aplay -L`).")
+    var device: String = "default"
+
+    @Option(help: ArgumentHelp("Write the speech to this WAV file instead of playing it.", valueName: "FILE"))
+    var out: String?
+
+    @OptionGroup var speech: TextToSpeechOptions
+
+    func run() async throws {
+        do {
+            guard let synthesizer = try speech.settings.makeSynthesizer() else { return }
+            let audio = try await synthesizer.synthesize(text)
+            if let out {
+                try AudioFileWriter.writeWAV(audio.samples, to: URL(fileURLWithPath: out), sampleRate: audio.sampleRate)
+            } else {
+                let speaker = try PlaybackDevice(PlaybackConfiguration(device: device, sampleRate: audio.sampleRate))
+                defer { speaker.close() }
+                _ = try speaker.play(audio.samples, sampleRate: audio.sampleRate)
+                _ = speaker.drain()
+            }
+        } catch {
+            FileHandle.standardError.write(Data("hotword say: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import HotwordAudio
+import HotwordTestSupport
+import Testing
+
+/// `hotword say` and `hotword transcribe` with the real engines.
+@Suite("hotword say / transcribe")
+struct SpeechCommandTests {
+    private func rms(_ samples: [Float]) -> Float {
+        guard !samples.isEmpty else { return 0 }
+        return (samples.reduce(0) { $0 + $1 * $1 } / Float(samples.count)).squareRoot()
+    }
+
+    @Test func sayWritesAudibleSpeechToAWAVFile() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let wav = folder.appendingPathComponent("speech.wav")
+        let result = try await HotwordBinary.run(["say", "what is the weather in berlin", "--out", wav.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let info = try AudioFileReader.info(of: wav)
+        #expect(info.sampleRate == 22_050 && info.channels == 1 && info.encodingName.contains("16"))
+        #expect((1.0...4.0).contains(info.duration), "duration \(info.duration) s")
+        #expect(rms(try AudioFileReader.read(wav, sampleRate: info.sampleRate).samples) > 0.02)
+    }
+
+    @Test func sayPlaysThroughAnALSADevice() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let played = folder.appendingPathComponent("played.raw")
+        let result = try await HotwordBinary.run(["say", "tell me a joke", "--device", ALSATestDevices.playback(into: played)])
+        #expect(result.status == 0, "\(result.stderr)")
+        let samples = ALSATestDevices.samples(ofRaw: try Data(contentsOf: played)).map { Float($0) / 32768 }
+        // Opened at espeak-ng's 22 050 Hz (the file plugin accepts any rate): about a second of speech.
+        #expect((0.5...3.0).contains(Double(samples.count) / 22_050), "\(samples.count) samples")
+        #expect(rms(samples) > 0.02)
+    }
+
+    @Test func sayNamesAnUnknownVoice() async throws {
+        let result = try await HotwordBinary.run(["say", "hello", "--voice", "xx-none", "--out", "/dev/null"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("no voice named xx-none"), "\(result.stderr)")
+    }
+
+    @Test func transcribePrintsWhatPocketsphinxHearsInEachFile() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let weather = folder.appendingPathComponent("weather.wav"), name = folder.appendingPathComponent("name.wav")
+        for (text, file) in [("what is the weather like today", weather), ("what is your name", name)] {
+            let said = try await HotwordBinary.run(["say", text, "--voice", "en-us+klatt4", "--out", file.path])
+            try #require(said.status == 0, "\(said.stderr)")
+        }
+        let one = try await HotwordBinary.run(["transcribe", weather.path])
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(one.stdout.split(separator: " ").contains("weather"), "\(one.stdout)")
+
+        let both = try await HotwordBinary.run(["transcribe", weather.path, name.path])
+        let lines = both.stdout.split(separator: "\n")
+        try #require(lines.count == 2, "\(both.stdout)")
+        #expect(lines[0].hasPrefix("\(weather.path): ") && lines[0].contains("weather"))
+        #expect(lines[1].hasPrefix("\(name.path): ") && lines[1].contains("name"))
+    }
+
+    @Test func transcribeRunsAConfiguredProgram() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let wav = folder.appendingPathComponent("silence.wav")
+        try AudioFileWriter.writeWAV([Float](repeating: 0, count: 16_000), to: wav, sampleRate: 16_000)
+        let script = folder.appendingPathComponent("stt").path
+        let descriptor = open(script, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+        try #require(descriptor >= 0)
+        let body = Array("#!/bin/sh\necho \"$1 got $(wc -c < \"$2\") bytes\"\n".utf8)
+        _ = write(descriptor, body, body.count)
+        close(descriptor)
+
+        let result = try await HotwordBinary.run(["transcribe", wav.path, "--backend", "command", "--command", "\(script) -f {wav}"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "-f got \(44 + 2 * 16_000) bytes\n")
+    }
+
+    @Test func transcribeReportsABadFileAndGoesOn() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let silence = folder.appendingPathComponent("silence.wav")
+        try AudioFileWriter.writeWAV([Float](repeating: 0, count: 16_000), to: silence, sampleRate: 16_000)
+        let missing = folder.appendingPathComponent("missing.wav")
+
+        let result = try await HotwordBinary.run(["transcribe", missing.path, silence.path])
+        #expect(result.status == 1)
+        #expect(result.stdout == "\(silence.path): \n")
+        #expect(result.stderr.contains(missing.path), "\(result.stderr)")
+    }
+}
