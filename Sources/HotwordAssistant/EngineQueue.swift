@@ -20,11 +20,6 @@ final class EngineQueue: Sendable {
         return try result.get()
     }
 
-    /// Runs `work` on the queue and blocks the caller until it is done.
-    func runAndWait<Value, Failure: Error>(_ work: () throws(Failure) -> Value) throws(Failure) -> Value {
-        try queue.sync { Result(catching: work) }.get()
-    }
-
     /// Queues `work` without waiting for it (safe from any thread, the queue's own included).
     func enqueue(_ work: @escaping @Sendable () -> Void) {
         queue.async(execute: work)

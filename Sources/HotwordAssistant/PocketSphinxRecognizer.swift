@@ -45,18 +45,26 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
     // @unchecked: `decoder` and `pcmChunk` are only touched on `engine`, a serial queue.
     private static let engine = EngineQueue(label: "hotword.pocketsphinx")
     private let decoder: OpaquePointer
+    /// The model's initial cepstral mean (-cmninit), restored before every utterance.
+    private let initialCepstralMean: [mfcc_t]
     /// The utterance is converted to 16-bit and fed to pocketsphinx through this one buffer.
     private var pcmChunk = [Int16](repeating: 0, count: 4_096)
     private static let logger = Logger(label: "hotword.stt")
 
-    /// Loads the models (blocking the caller for about a second). Throws if a model is missing
+    /// Loads the models (about a second, on the pocketsphinx queue). Throws if a model is missing
     /// or pocketsphinx rejects it.
-    public init(_ configuration: PocketSphinxConfiguration = PocketSphinxConfiguration()) throws(SpeechToTextError) {
+    public init(_ configuration: PocketSphinxConfiguration = PocketSphinxConfiguration()) async throws(SpeechToTextError) {
         try Self.checkModels(configuration)
         let started = ContinuousClock.now
-        decoder = try Self.engine.runAndWait { () throws(SpeechToTextError) -> OpaquePointer in
-            try Self.createDecoder(configuration)
+        let (decoder, mean) = try await Self.engine.run { () throws(SpeechToTextError) in
+            let decoder = try Self.createDecoder(configuration)
+            let mean = Self.cepstralMeanState(decoder).flatMap { state in
+                state.pointee.cmn_mean.map { Array(UnsafeBufferPointer(start: $0, count: Int(state.pointee.veclen))) }
+            }
+            return (SendableDecoder(pointer: decoder), mean ?? [])
         }
+        self.decoder = decoder.pointer
+        initialCepstralMean = mean
         Self.logger.debug("pocketsphinx ready", metadata: [
             "lm": "\(configuration.languageModel)", "seconds": "\((ContinuousClock.now - started).inSeconds)",
         ])
@@ -77,6 +85,13 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
     /// Decodes one whole utterance; runs on `engine` only.
     private func decode(_ samples: [Float]) throws(SpeechToTextError) -> String {
         guard !samples.isEmpty else { return "" }
+        // The noise estimate and the live cepstral mean carry over from one utterance to the
+        // next, so the same audio would be heard differently depending on what came before: every
+        // utterance starts afresh (a new stream resets the noise statistics).
+        ps_start_stream(decoder)
+        if let state = Self.cepstralMeanState(decoder), !initialCepstralMean.isEmpty {
+            cmn_live_set(state, initialCepstralMean)
+        }
         let started = ps_start_utt(decoder)
         guard started >= 0 else { throw .pocketsphinxDecodingFailed(call: "ps_start_utt", code: started) }
         // Live mode (full_utt = 0), as pocketsphinx_continuous decodes: the en-us model's
@@ -102,12 +117,17 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
         return normalizedTranscript(String(cString: hypothesis))
     }
 
+    /// The decoder's cepstral-mean normalisation state; nil when normalisation is off.
+    private static func cepstralMeanState(_ decoder: OpaquePointer) -> UnsafeMutablePointer<cmn_t>? {
+        ps_get_feat(decoder)?.pointee.cmn_struct
+    }
+
     /// Runs on `engine` only.
     private static func createDecoder(_ configuration: PocketSphinxConfiguration) throws(SpeechToTextError) -> OpaquePointer {
         // pocketsphinx echoes its whole configuration while parsing arguments, before `-logfn`
         // takes effect; route the log first so nothing reaches our stderr.
         if let logFile = configuration.logFile {
-            err_set_logfile(logFile)
+            guard err_set_logfile(logFile) == 0 else { throw .pocketsphinxLogNotWritable(path: logFile) }
         } else {
             err_set_logfp(nil)
         }
@@ -141,7 +161,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
     }
 }
 
-/// Carries the decoder pointer to the queue that frees it.
-private struct SendableDecoder: @unchecked Sendable {  // @unchecked: only used on the engine queue
+/// Carries the decoder pointer between the caller and the queue that creates and frees it.
+private struct SendableDecoder: @unchecked Sendable {  // @unchecked: only dereferenced on the engine queue
     let pointer: OpaquePointer
 }

@@ -22,6 +22,8 @@ public enum SpeechToTextError: Error, CustomStringConvertible, Equatable {
     case pocketsphinxModelMissing(role: String, path: String)
     /// pocketsphinx rejected its configuration (`arguments` as passed to it).
     case pocketsphinxInitializationFailed(arguments: [String])
+    /// pocketsphinx's own log file cannot be opened for appending.
+    case pocketsphinxLogNotWritable(path: String)
     /// A pocketsphinx decoding call returned an error code.
     case pocketsphinxDecodingFailed(call: String, code: Int32)
     /// The command backend is configured without any argument containing the WAV placeholder.
@@ -41,6 +43,8 @@ public enum SpeechToTextError: Error, CustomStringConvertible, Equatable {
             "speech to text (pocketsphinx): \(role) not found at \(path)"
         case .pocketsphinxInitializationFailed(let arguments):
             "speech to text (pocketsphinx): decoder could not be created with \(arguments.joined(separator: " ")) (set a log file to see pocketsphinx's reason)"
+        case .pocketsphinxLogNotWritable(let path):
+            "speech to text (pocketsphinx): cannot write its log file \(path)"
         case .pocketsphinxDecodingFailed(let call, let code):
             "speech to text (pocketsphinx): \(call) failed with code \(code)"
         case .commandWithoutPlaceholder(let arguments, let placeholder):

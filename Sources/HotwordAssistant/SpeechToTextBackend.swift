@@ -8,9 +8,9 @@ public enum SpeechToTextBackend: Sendable, Equatable {
     case http(HTTPRecognizerConfiguration)
 
     /// The recogniser for these settings; pocketsphinx loads its models here.
-    public func makeRecognizer() throws(SpeechToTextError) -> any SpeechRecognizer {
+    public func makeRecognizer() async throws(SpeechToTextError) -> any SpeechRecognizer {
         switch self {
-        case .pocketsphinx(let configuration): try PocketSphinxRecognizer(configuration)
+        case .pocketsphinx(let configuration): try await PocketSphinxRecognizer(configuration)
         case .command(let arguments, let timeout): try CommandRecognizer(arguments: arguments, timeout: timeout)
         case .http(let configuration): HTTPRecognizer(configuration)
         }

@@ -25,7 +25,7 @@ struct TranscribeCommand: AsyncParsableCommand {
     func run() async throws {
         let recognizer: any SpeechRecognizer
         do {
-            recognizer = try speech.settings.makeRecognizer()
+            recognizer = try await speech.settings.makeRecognizer()
         } catch {
             report(error)
             throw ExitCode.failure

@@ -29,7 +29,7 @@ import Testing
         let synthesizer = try CommandSynthesizer(arguments: ["espeak-ng", "--stdin", "-v", "en-us+klatt4", "-w", "{wav}"])
         let audio = try await synthesizer.synthesize("what is your name")
         let samples = try SpeechFixtures.forRecognizer(audio)
-        let text = try await SpeechFixtures.pocketsphinx.get().transcribe(samples)
+        let text = try await SpeechFixtures.pocketsphinx().transcribe(samples)
         #expect(transcript(text, contains: "name"), "heard \"\(text)\"")
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HotwordAssistant
+import HotwordAudio
 import HotwordTestSupport
 import Testing
 
@@ -7,30 +8,31 @@ import Testing
 /// fed with speech from the real espeak-ng.
 @Suite struct PocketSphinxRecognizerTests {
     /// Sentences pocketsphinx recognises reliably from `SpeechFixtures.recognisableVoice`, with a
-    /// word the transcript must contain.
+    /// word the transcript must contain. (Not "what is the weather in berlin": "berlin" derails the
+    /// language model, and "weather" survives in only about two of three syntheses.)
     static let reliableSentences = [
         ("what is the weather like today", "weather"),
         ("what time is it", "time"),
         ("how old are you", "old"),
         ("what is your name", "name"),
-        ("play some music", "music"),
+        ("what is the capital of france", "capital"),
     ]
 
     @Test(arguments: reliableSentences)
     func transcribesSynthesizedSpeech(sentence: String, word: String) async throws {
-        let recognizer = try SpeechFixtures.pocketsphinx.get()
+        let recognizer = try await SpeechFixtures.pocketsphinx()
         let text = try await recognizer.transcribe(try await SpeechFixtures.speech(sentence))
         #expect(transcript(text, contains: word), "\"\(sentence)\" was heard as \"\(text)\"")
     }
 
     @Test func hearsNothingInSilence() async throws {
-        let recognizer = try SpeechFixtures.pocketsphinx.get()
+        let recognizer = try await SpeechFixtures.pocketsphinx()
         #expect(try await recognizer.transcribe([Float](repeating: 0, count: 2 * speechRecognizerSampleRate)) == "")
         #expect(try await recognizer.transcribe([]) == "")
     }
 
     @Test func decodesConcurrentCallersOneAfterTheOther() async throws {
-        let recognizer = try SpeechFixtures.pocketsphinx.get()
+        let recognizer = try await SpeechFixtures.pocketsphinx()
         let weather = try await SpeechFixtures.speech("what is the weather like today")
         let time = try await SpeechFixtures.speech("what time is it")
         async let first = recognizer.transcribe(weather)
@@ -40,26 +42,38 @@ import Testing
         #expect(transcript(heardTime, contains: "time") && !transcript(heardTime, contains: "weather"), "\(heardTime)")
     }
 
-    @Test func namesAMissingModelFile() throws {
+    @Test func theSameAudioIsHeardTheSameWhateverCameBefore() async throws {
+        let recognizer = try await SpeechFixtures.pocketsphinx()
+        // Real read speech: pocketsphinx's live normalisation would carry its estimate over.
+        let file = TestPaths.sharedData.appendingPathComponent("speech/speechocean762/SPEAKER0044_000440005.flac")
+        let speech = try AudioFileReader.read(file).samples
+        let first = try await recognizer.transcribe(speech)
+        _ = try await recognizer.transcribe([Float](repeating: 0, count: 2 * speechRecognizerSampleRate))
+        _ = try await recognizer.transcribe(try await SpeechFixtures.speech("what is the weather like today"))
+        #expect(try await recognizer.transcribe(speech) == first)
+        #expect(try await recognizer.transcribe(speech) == first)
+    }
+
+    @Test func namesAMissingModelFile() async throws {
         var configuration = PocketSphinxConfiguration()
         configuration.dictionary = "/nonexistent/words.dict"
-        #expect(throws: SpeechToTextError.pocketsphinxModelMissing(role: "dictionary", path: "/nonexistent/words.dict")) {
-            try PocketSphinxRecognizer(configuration)
+        await #expect(throws: SpeechToTextError.pocketsphinxModelMissing(role: "dictionary", path: "/nonexistent/words.dict")) {
+            try await PocketSphinxRecognizer(configuration)
         }
         configuration = PocketSphinxConfiguration(acousticModel: "/nonexistent/hmm")
-        #expect(throws: SpeechToTextError.pocketsphinxModelMissing(role: "acoustic model (mdef in the -hmm folder)",
+        await #expect(throws: SpeechToTextError.pocketsphinxModelMissing(role: "acoustic model (mdef in the -hmm folder)",
                                                                  path: "/nonexistent/hmm/mdef")) {
-            try PocketSphinxRecognizer(configuration)
+            try await PocketSphinxRecognizer(configuration)
         }
     }
 
-    @Test func reportsALanguageModelItCannotRead() throws {
+    @Test func reportsALanguageModelItCannotRead() async throws {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let bogus = folder.appendingPathComponent("bogus.lm")
         try Data("this is not a language model\n".utf8).write(to: bogus)
-        let error = #expect(throws: SpeechToTextError.self) {
-            try PocketSphinxRecognizer(PocketSphinxConfiguration(languageModel: bogus.path))
+        let error = await #expect(throws: SpeechToTextError.self) {
+            try await PocketSphinxRecognizer(PocketSphinxConfiguration(languageModel: bogus.path))
         }
         guard case .pocketsphinxInitializationFailed(let arguments) = error else {
             Issue.record("unexpected \(String(describing: error))")
@@ -68,12 +82,18 @@ import Testing
         #expect(arguments.contains(bogus.path))
     }
 
-    @Test func writesItsOwnLogToTheConfiguredFile() throws {
+    @Test func writesItsOwnLogToTheConfiguredFile() async throws {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let log = folder.appendingPathComponent("pocketsphinx.log")
-        _ = try PocketSphinxRecognizer(PocketSphinxConfiguration(logFile: log.path))
+        _ = try await PocketSphinxRecognizer(PocketSphinxConfiguration(logFile: log.path))
         let text = try String(contentsOf: log, encoding: .utf8)
         #expect(text.contains("INFO:"), "log holds \(text.count) characters")
+    }
+
+    @Test func anUnwritableLogFileIsNamed() async {
+        await #expect(throws: SpeechToTextError.pocketsphinxLogNotWritable(path: "/nonexistent/pocketsphinx.log")) {
+            try await PocketSphinxRecognizer(PocketSphinxConfiguration(logFile: "/nonexistent/pocketsphinx.log"))
+        }
     }
 }

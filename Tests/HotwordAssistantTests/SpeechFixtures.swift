@@ -7,8 +7,20 @@ import HotwordTestSupport
 enum SpeechFixtures {
     /// One decoder for the whole test run: loading the models takes about a second, and sharing
     /// it also exercises the recogniser's queueing of concurrent callers.
-    static let pocketsphinx = Result { () throws(SpeechToTextError) in
-        try PocketSphinxRecognizer()
+    static func pocketsphinx() async throws -> PocketSphinxRecognizer {
+        try await SharedRecognizer.instance.recognizer()
+    }
+
+    private actor SharedRecognizer {
+        static let instance = SharedRecognizer()
+        private var loading: Task<PocketSphinxRecognizer, any Error>?
+
+        func recognizer() async throws -> PocketSphinxRecognizer {
+            if let loading { return try await loading.value }
+            let task = Task { () async throws -> PocketSphinxRecognizer in try await PocketSphinxRecognizer() }
+            loading = task
+            return try await task.value
+        }
     }
 
     /// The espeak-ng voice pocketsphinx recognises best (see the speech section of the README).
