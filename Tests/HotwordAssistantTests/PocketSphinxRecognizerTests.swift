@@ -45,13 +45,13 @@ import Testing
     @Test func theSameAudioIsHeardTheSameWhateverCameBefore() async throws {
         let recognizer = try await SpeechFixtures.pocketsphinx()
         // Real read speech: pocketsphinx's live normalisation would carry its estimate over.
-        let file = TestPaths.sharedData.appendingPathComponent("speech/speechocean762/SPEAKER0044_000440005.flac")
+        let file = TestPaths.sharedData.appendingPathComponent("speech/speechocean762/SPEAKER0044_000440175.flac")
         let speech = try AudioFileReader.read(file).samples
         let first = try await recognizer.transcribe(speech)
         _ = try await recognizer.transcribe([Float](repeating: 0, count: 2 * speechRecognizerSampleRate))
         _ = try await recognizer.transcribe(try await SpeechFixtures.speech("what is the weather like today"))
-        #expect(try await recognizer.transcribe(speech) == first)
-        #expect(try await recognizer.transcribe(speech) == first)
+        let again = try await recognizer.transcribe(speech)
+        #expect(again == first, "first \"\(first)\", then \"\(again)\"")
     }
 
     @Test func namesAMissingModelFile() async throws {
