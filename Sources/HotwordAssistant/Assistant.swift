@@ -1,0 +1,393 @@
+import Atomics
+import Foundation
+import HotwordAudio
+import HotwordCore
+import HotwordModels
+import Logging
+
+/// The voice assistant: listens for the wake word, records the question, transcribes it, asks
+/// SUSI, shows and speaks the answer, and listens again.
+///
+/// Threads: capture and listening run on two threads of their own (`Listener`), playing on a
+/// third (`AudioOutput`); transcribing, asking and synthesising are async work on the engines'
+/// own queues and threads. The conversation (`Conversation`, an actor) takes the listener's
+/// events in order and runs one question at a time; a wake word while it is busy cancels that
+/// question and silences the answer (barge-in).
+public final class Assistant: Sendable {
+    public let configuration: AssistantConfiguration
+    private let listener: Listener
+    private let output: AudioOutput?
+    private let conversation: Conversation
+    private let heard: AsyncStream<ListenerEvent>
+    private let heardContinuation: AsyncStream<ListenerEvent>.Continuation
+    private let stopped = ManagedAtomic(false)
+
+    /// Loads the models and the speech engines and opens the audio devices. Blocks for about a
+    /// second (pocketsphinx loads its models): call it from a thread, not from async code.
+    /// - Parameter onEvent: called for every event, one at a time, in order.
+    public init(configuration: AssistantConfiguration, onEvent: @escaping @Sendable (AssistantEvent) -> Void) throws(AssistantError) {
+        self.configuration = configuration
+        var models: [KeywordModel] = []
+        for name in configuration.wake.models {
+            do throws(ModelFileError) { models.append(try ModelStore.load(named: name)) } catch { throw .model(error) }
+        }
+        let settings = configuration.keywordSettings(for: models.flatMap(\.keywords))
+        let detector: Detector
+        do throws(DetectorError) { detector = try Detector(models: models, settings: settings) } catch { throw .detector(error) }
+        let sensitivities = models.flatMap { model in
+            model.keywords.map { keyword in
+                let normal = settings[keyword]?.sensitivity ?? model.detection.sensitivity
+                return (keyword: keyword, normal: normal, duringOwnOutput: min(normal, configuration.wake.speakingSensitivity))
+            }
+        }
+        let recognizer = try Self.makeRecognizer(configuration.stt)
+        let synthesizer = try Self.makeSynthesizer(configuration.tts)
+        let cue = try Self.loadCue(configuration.cue)
+
+        let capture: CaptureDevice
+        do throws(AudioDeviceError) { capture = try CaptureDevice(configuration.audio.capture) } catch { throw .capture(error) }
+        let ring = SampleRing(minimumCapacity: 30 * Listener.sampleRate)
+        let ownOutput = OwnOutputLog(echoTail: configuration.wake.echoTailMilliseconds * Listener.sampleRate / 1000,
+                                     capturePosition: { ring.totalWritten })
+        if synthesizer != nil || cue != nil {
+            let playback: PlaybackDevice
+            do throws(AudioDeviceError) { playback = try PlaybackDevice(configuration.audio.playback) } catch {
+                capture.close()
+                throw .playback(error)
+            }
+            output = AudioOutput(device: playback, ownOutput: ownOutput)
+        } else {
+            output = nil
+        }
+
+        (heard, heardContinuation) = AsyncStream<ListenerEvent>.makeStream()
+        let continuation = heardContinuation
+        listener = Listener(capture: capture, ring: ring, detector: detector,
+                            recorder: UtteranceRecorder(settings: configuration.recording), ownOutput: ownOutput,
+                            sensitivities: sensitivities, gain: configuration.audio.gain) { continuation.yield($0) }
+        conversation = Conversation(
+            listener: listener, output: output, recognizer: recognizer, synthesizer: synthesizer,
+            susi: SUSIClient(configuration: configuration.susiClientConfiguration),
+            renderer: SUSIRenderer(verbose: false, spokenItems: configuration.spokenItems), cue: cue,
+            hook: configuration.events.onWake.isEmpty ? nil : WakeHook(arguments: configuration.events.onWake),
+            bargeIn: configuration.wake.bargeIn, onEvent: onEvent)
+    }
+
+    /// Listens and answers until `stop()`.
+    public func run() async {
+        listener.start()
+        await conversation.begin()
+        for await event in heard {
+            await conversation.handle(event)
+        }
+        await conversation.finish()
+        output?.close()
+    }
+
+    /// Stops listening; `run()` returns once the current question is abandoned. Safe from any
+    /// thread (a signal handler's queue, say), more than once. Blocks until the audio threads end.
+    public func stop() {
+        guard !stopped.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        listener.stop()
+        heardContinuation.finish()
+    }
+
+    // MARK: Parts
+
+    private static func makeRecognizer(_ settings: SpeechToTextSettings) throws(AssistantError) -> any SpeechRecognizer {
+        do {
+            switch settings.backend {
+            case .pocketsphinx:
+                return try PocketSphinxRecognizer(settings.pocketsphinx)
+            case .http:
+                return HTTPRecognizer(settings.http)
+            case .command:
+                return try CommandRecognizer(arguments: settings.commandArguments,
+                                             timeout: .milliseconds(Int(settings.commandTimeoutSeconds * 1000)))
+            }
+        } catch {
+            throw .speechToText(error)
+        }
+    }
+
+    private static func makeSynthesizer(_ settings: TextToSpeechSettings) throws(AssistantError) -> (any SpeechSynthesizer)? {
+        do {
+            switch settings.backend {
+            case .espeak:
+                return try EspeakSynthesizer(settings.espeak)
+            case .command:
+                return try CommandSynthesizer(arguments: settings.commandArguments,
+                                              timeout: .milliseconds(Int(settings.commandTimeoutSeconds * 1000)))
+            case .none:
+                return nil
+            }
+        } catch {
+            throw .textToSpeech(error)
+        }
+    }
+
+    private static func loadCue(_ settings: CueSettings) throws(AssistantError) -> SynthesizedAudio? {
+        guard settings.enabled else { return nil }
+        guard let file = settings.file else { return SynthesizedAudio(samples: Chime.samples, sampleRate: Chime.sampleRate) }
+        do {
+            let url = URL(fileURLWithPath: file)
+            let audio = try AudioFileReader.read(url, sampleRate: try AudioFileReader.info(of: url).sampleRate)
+            return SynthesizedAudio(samples: audio.samples, sampleRate: audio.sampleRate)
+        } catch {
+            throw .cue(file: file, reason: error.description)
+        }
+    }
+}
+
+/// The conversation: turns what the listener hears into questions and answers, one question at
+/// a time, and keeps the state.
+actor Conversation {
+    private let listener: Listener
+    private let output: AudioOutput?
+    private let recognizer: any SpeechRecognizer
+    private let synthesizer: (any SpeechSynthesizer)?
+    private let susi: SUSIClient
+    private let renderer: SUSIRenderer
+    private let cue: SynthesizedAudio?
+    private let hook: WakeHook?
+    private let bargeIn: Bool
+    private let onEvent: @Sendable (AssistantEvent) -> Void
+    private let logger = Logger(label: "hotword.assistant")
+
+    private var state = AssistantState.listening
+    /// The question being answered.
+    private var session: (id: Int, task: Task<Void, Never>)?
+    private var sessionsStarted = 0
+    /// Planned answers and the timer, which outlive the question that set them.
+    private var background: [Int: Task<Void, Never>] = [:]
+    private var backgroundStarted = 0
+    private var timer: Task<Void, Never>?
+
+    init(listener: Listener, output: AudioOutput?, recognizer: any SpeechRecognizer, synthesizer: (any SpeechSynthesizer)?,
+         susi: SUSIClient, renderer: SUSIRenderer, cue: SynthesizedAudio?, hook: WakeHook?, bargeIn: Bool,
+         onEvent: @escaping @Sendable (AssistantEvent) -> Void) {
+        self.listener = listener
+        self.output = output
+        self.recognizer = recognizer
+        self.synthesizer = synthesizer
+        self.susi = susi
+        self.renderer = renderer
+        self.cue = cue
+        self.hook = hook
+        self.bargeIn = bargeIn
+        self.onEvent = onEvent
+    }
+
+    func begin() {
+        logger.info("state: listening")
+        onEvent(.state(.listening))
+    }
+
+    func handle(_ event: ListenerEvent) {
+        switch event {
+        case .wake(let detection, let position):
+            if let session {
+                session.task.cancel()
+                self.session = nil
+                listener.setWakeEnabled(true)
+                logger.info("barge-in: \(state) interrupted")
+                emit(.bargeIn(interrupted: state))
+            }
+            // Whatever is playing (an answer, a reminder) gives way to the new question.
+            output?.interrupt()
+            logger.info("wake word '\(detection.keyword)' (score \(detection.score)) at \(Self.seconds(position)) s")
+            emit(.wake(keyword: detection.keyword, score: detection.score, time: Self.seconds(position)))
+            runHook(detection)
+            if let cue { output?.enqueue(cue.samples, sampleRate: cue.sampleRate) }
+            setState(.recording)
+        case .speechStarted(let position):
+            emit(.utteranceStart(time: Self.seconds(position)))
+        case .utterance(let utterance):
+            emit(.utteranceEnd(duration: utterance.duration, reason: utterance.end))
+            startSession(utterance)
+        case .noSpeech:
+            logger.info("no question after the wake word")
+            emit(.noSpeech)
+            setState(.listening)
+        case .audioDropped(let samples):
+            emit(.error(stage: .audio, message: "\(Self.seconds(samples)) s of audio lost: the machine is too busy"))
+        }
+    }
+
+    /// Abandons the question and everything planned; `run()` is ending.
+    func finish() async {
+        let running = session?.task
+        session?.task.cancel()
+        session = nil
+        for task in background.values { task.cancel() }
+        background.removeAll()
+        timer?.cancel()
+        output?.interrupt()
+        await running?.value
+    }
+
+    // MARK: One question
+
+    private func startSession(_ utterance: Utterance) {
+        sessionsStarted += 1
+        let id = sessionsStarted
+        if !bargeIn { listener.setWakeEnabled(false) }
+        setState(.transcribing)
+        let epoch = output?.currentEpoch ?? 0
+        let task = Task { await self.converse(utterance, session: id, epoch: epoch) }
+        session = (id, task)
+    }
+
+    private func converse(_ utterance: Utterance, session id: Int, epoch: Int) async {
+        defer { endSession(id) }
+        let started = ContinuousClock.now
+        let text: String
+        do {
+            text = try await recognizer.transcribe(utterance.samples)
+        } catch {
+            emit(.error(stage: .transcribe, message: error.description))
+            await reply("Sorry, I could not make out what you said.", epoch: epoch)
+            return
+        }
+        guard isCurrent(id) else { return }
+        logger.info("transcribed \(String(format: "%.1f", utterance.duration)) s in \(ContinuousClock.now - started)")
+        emit(.transcript(text))
+        guard !text.isEmpty else {
+            await reply("Sorry, I didn't catch that.", epoch: epoch)
+            return
+        }
+        setState(.asking, session: id)
+        let reply: SUSIReply
+        do {
+            reply = try await susi.ask(text)
+        } catch .cancelled {
+            return
+        } catch {
+            guard isCurrent(id) else { return }
+            emit(.error(stage: .ask, message: error.description))
+            await self.reply(error.spokenMessage, epoch: epoch)
+            return
+        }
+        guard isCurrent(id) else { return }
+        setState(.speaking, session: id)
+        var currentEpoch = epoch
+        await perform(renderer.steps(for: reply), epoch: &currentEpoch, session: id)
+    }
+
+    /// Shows and says a message of the assistant's own (an apology, an error).
+    private func reply(_ message: String, epoch: Int) async {
+        emit(.answer("SUSI: \(message)"))
+        _ = await say(message, epoch: epoch)
+    }
+
+    /// Performs SUSI's steps in order; stops when interrupted.
+    private func perform(_ steps: [SUSIStep], epoch: inout Int, session id: Int?) async {
+        for step in steps {
+            if Task.isCancelled || (id != nil && !isCurrent(id!)) { return }
+            switch step {
+            case .print(let text):
+                emit(.answer(text))
+            case .speak(let text, _):
+                if await say(text, epoch: epoch) == .interrupted { return }
+            case .planned(let delay, let planned):
+                schedule(after: delay, planned)
+            case .setVolume(let percent):
+                logger.info("volume set to \(percent) %")
+                output?.volume = Float(percent) / 100
+            case .stopSpeaking:
+                output?.interrupt()
+                epoch = output?.currentEpoch ?? epoch
+            case .setTimer(let date):
+                setTimer(for: date)
+            case .resetTimer:
+                logger.info("timer cleared")
+                timer?.cancel()
+                timer = nil
+            case .playback(let control):
+                logger.notice("SUSI asked to \(control.rawValue) media playback, which this assistant does not do")
+            case .unknown(let note):
+                logger.notice("\(note)")
+            }
+        }
+    }
+
+    /// Synthesises and plays `text`; nil when there is no speech output or synthesis failed.
+    private func say(_ text: String, epoch: Int) async -> PlaybackOutcome? {
+        guard let synthesizer, let output else { return nil }
+        let audio: SynthesizedAudio
+        do {
+            audio = try await synthesizer.synthesize(text)
+        } catch {
+            emit(.error(stage: .speak, message: error.description))
+            return nil
+        }
+        return await output.play(audio.samples, sampleRate: audio.sampleRate, epoch: epoch)
+    }
+
+    private func endSession(_ id: Int) {
+        guard isCurrent(id) else { return }
+        session = nil
+        listener.setWakeEnabled(true)
+        setState(.listening)
+    }
+
+    private func isCurrent(_ id: Int) -> Bool {
+        session?.id == id
+    }
+
+    // MARK: Later
+
+    private func schedule(after delay: Duration, _ steps: [SUSIStep]) {
+        backgroundStarted += 1
+        let id = backgroundStarted
+        logger.info("answer planned in \(SUSIStep.format(delay))")
+        background[id] = Task {
+            defer { background[id] = nil }
+            do { try await Task.sleep(for: delay) } catch { return }
+            var epoch = output?.currentEpoch ?? 0
+            await perform(steps, epoch: &epoch, session: nil)
+        }
+    }
+
+    private func setTimer(for date: Date) {
+        timer?.cancel()
+        logger.info("timer set for \(date)")
+        timer = Task {
+            do { try await Task.sleep(for: .milliseconds(Int(max(0, date.timeIntervalSinceNow) * 1000))) } catch { return }
+            if let cue { output?.enqueue(cue.samples, sampleRate: cue.sampleRate) }
+            var epoch = output?.currentEpoch ?? 0
+            await perform([.print("SUSI: Time is up."), .speak("Time is up.", language: "en")], epoch: &epoch, session: nil)
+        }
+    }
+
+    // MARK: Reporting
+
+    private func setState(_ newState: AssistantState, session id: Int) {
+        guard isCurrent(id) else { return }
+        setState(newState)
+    }
+
+    private func setState(_ newState: AssistantState) {
+        guard newState != state else { return }
+        state = newState
+        logger.info("state: \(newState)")
+        emit(.state(newState))
+    }
+
+    private func emit(_ event: AssistantEvent) {
+        onEvent(event)
+    }
+
+    private func runHook(_ detection: Detection) {
+        guard let hook else { return }
+        do {
+            try hook.run(keyword: detection.keyword, score: detection.score)
+        } catch {
+            emit(.error(stage: .hook, message: "on_wake: \(error)"))
+        }
+    }
+
+    private static func seconds(_ samples: UInt64) -> Double {
+        Double(samples) / Double(Listener.sampleRate)
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import HotwordAudio
+import HotwordCore
+
+/// Everything `hotword run` can be told, one section per table of `hotword.toml` (see
+/// `hotword.example.toml` for every key). The defaults are what runs with no file at all.
+public struct AssistantConfiguration: Sendable, Equatable {
+    public var audio = AudioSettings()
+    public var wake = WakeSettings()
+    public var detector = DetectorTuning()
+    public var cue = CueSettings()
+    public var recording = RecordingSettings()
+    public var stt = SpeechToTextSettings()
+    /// The SUSI server and what is sent to it; the account comes from `susiLogin`.
+    public var susi: SUSIConfiguration
+    public var susiLogin = SUSILogin()
+    /// How many table rows or news titles are spoken (all are printed).
+    public var spokenItems = 3
+    public var tts = TextToSpeechSettings()
+    public var events = EventSettings()
+
+    /// - Parameter clientVersion: this program's version, sent to SUSI in the `User-Agent`.
+    public init(clientVersion: String) {
+        susi = SUSIConfiguration(clientVersion: clientVersion)
+    }
+
+    /// `susi` with the account of `susiLogin`, if one is set.
+    public var susiClientConfiguration: SUSIConfiguration {
+        var configuration = susi
+        configuration.account = susiLogin.account
+        return configuration
+    }
+
+    /// The detector settings of each of `keywords`: a keyword's own table over `[detector]`
+    /// over `[wake] sensitivity`; whatever none of them sets keeps the model's default.
+    public func keywordSettings(for keywords: [String]) -> [String: KeywordSettings] {
+        var settings: [String: KeywordSettings] = [:]
+        for keyword in keywords {
+            let own = wake.keywords[keyword] ?? KeywordSettings()
+            settings[keyword] = KeywordSettings(
+                sensitivity: own.sensitivity ?? wake.sensitivity,
+                smoothingSeconds: own.smoothingSeconds ?? detector.smoothingSeconds,
+                triggerLevel: own.triggerLevel ?? detector.triggerLevel,
+                refractorySeconds: own.refractorySeconds ?? detector.refractorySeconds)
+        }
+        return settings
+    }
+}
+
+/// `[audio]`: the microphone and the loudspeaker.
+public struct AudioSettings: Sendable, Equatable {
+    /// ALSA capture device (`hotword devices` lists them).
+    public var captureDevice = "default"
+    public var playbackDevice = "default"
+    /// The rate asked from the microphone; the audio is converted to 16 kHz.
+    public var captureRate = CaptureDevice.outputSampleRate
+    public var playbackRate = 48_000
+    /// Capture period and buffer, in milliseconds.
+    public var periodMilliseconds = 32
+    public var bufferMilliseconds = 512
+    /// Microphone gain applied before detection and recording.
+    public var gain: Float = 1
+    /// Output volume at start, in percent (SUSI's `audio_volume` changes it).
+    public var volumePercent = 100
+
+    public init() {}
+
+    public var capture: CaptureConfiguration {
+        CaptureConfiguration(device: captureDevice, sampleRate: captureRate,
+                             period: .milliseconds(periodMilliseconds), buffer: .milliseconds(bufferMilliseconds))
+    }
+
+    public var playback: PlaybackConfiguration {
+        PlaybackConfiguration(device: playbackDevice, sampleRate: playbackRate, volume: Float(volumePercent) / 100)
+    }
+}
+
+/// `[wake]`: which wake words, how eagerly, and how they behave while the assistant talks.
+public struct WakeSettings: Sendable, Equatable {
+    /// Bundled model names (`hey_susi`) or `.hwks` paths.
+    public var models = ["hey_susi"]
+    /// The sensitivity of every keyword without its own; nil keeps the models' tuned 0.5.
+    public var sensitivity: Float?
+    /// Per keyword (`[wake.keywords."hey susi"]`).
+    public var keywords: [String: KeywordSettings] = [:]
+    /// The sensitivity while the assistant's own sound (cue, answer) may reach the microphone:
+    /// lower than the normal one, so its own voice does not wake it but a clear wake word does.
+    public var speakingSensitivity: Float = 0.2
+    /// Whether a wake word heard while busy (transcribing, asking, speaking) interrupts and starts over.
+    public var bargeIn = true
+    /// How long after the assistant stops playing its sound may still be in the microphone
+    /// (room echo, device latency, the detector's smoothing), in milliseconds.
+    public var echoTailMilliseconds = 500
+
+    public init() {}
+}
+
+/// `[detector]`: overrides of the models' detection defaults for all keywords.
+public struct DetectorTuning: Sendable, Equatable {
+    public var smoothingSeconds: Float?
+    public var triggerLevel: Int?
+    public var refractorySeconds: Float?
+
+    public init(smoothingSeconds: Float? = nil, triggerLevel: Int? = nil, refractorySeconds: Float? = nil) {
+        self.smoothingSeconds = smoothingSeconds
+        self.triggerLevel = triggerLevel
+        self.refractorySeconds = refractorySeconds
+    }
+}
+
+/// `[cue]`: the sound played when the wake word is heard.
+public struct CueSettings: Sendable, Equatable {
+    public var enabled = true
+    /// An audio file; nil plays the built-in chime.
+    public var file: String?
+
+    public init(enabled: Bool = true, file: String? = nil) {
+        self.enabled = enabled
+        self.file = file
+    }
+}
+
+/// `[recording]`: how the question after the wake word is cut out of the stream.
+public struct RecordingSettings: Sendable, Equatable {
+    /// Audio kept from before the detection's end, so words said right after the wake word
+    /// in one breath are in the utterance.
+    public var preRollSeconds = 0.5
+    /// The utterance ends after this much non-speech following speech.
+    public var trailingSilenceSeconds = 0.8
+    /// …or at this length, counted from the detection.
+    public var maxLengthSeconds = 8.0
+    /// Give up when no speech starts within this time after the detection.
+    public var noSpeechTimeoutSeconds = 3.0
+    /// Speech must last this long (without a break) to count as the start of the question.
+    public var minimumSpeechSeconds = 0.15
+    /// A 10 ms frame is speech when it is this many dB above the tracked noise floor…
+    public var vadMarginDecibels: Float = 9
+    /// …and above this absolute level (dB relative to full scale).
+    public var vadMinimumDecibels: Float = -55
+
+    public init() {}
+}
+
+/// `[stt]`: the speech-to-text backend and the settings of each.
+public struct SpeechToTextSettings: Sendable, Equatable {
+    public enum Backend: String, Sendable, CaseIterable {
+        case pocketsphinx, http, command
+    }
+
+    public var backend = Backend.pocketsphinx
+    public var pocketsphinx = PocketSphinxConfiguration()
+    /// whisper.cpp's server listens on port 8080 by default.
+    public var http = HTTPRecognizerConfiguration(url: URL(string: "http://127.0.0.1:8080/v1/audio/transcriptions")!)
+    /// Program and arguments; `{wav}` is replaced by the utterance's WAV file.
+    public var commandArguments: [String] = []
+    public var commandTimeoutSeconds = 60.0
+
+    public init() {}
+}
+
+/// The SUSI account in `[susi]`; both empty for anonymous use. The password is never shown:
+/// `description` and reflection redact it.
+public struct SUSILogin: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
+    public var login = ""
+    public var password = ""
+    public var tokenFile = SUSIAccount.defaultTokenFile
+
+    public init() {}
+
+    public var account: SUSIAccount? {
+        login.isEmpty ? nil : SUSIAccount(login: login, password: password, tokenFile: tokenFile)
+    }
+
+    public var description: String {
+        "SUSILogin(login: \(login), password: <redacted>, tokenFile: \(tokenFile.path))"
+    }
+
+    public var customMirror: Mirror {
+        Mirror(self, children: ["login": login, "password": "<redacted>", "tokenFile": tokenFile.path])
+    }
+}
+
+/// `[tts]`: the text-to-speech backend and the settings of each.
+public struct TextToSpeechSettings: Sendable, Equatable {
+    public enum Backend: String, Sendable, CaseIterable {
+        case espeak, command, none
+    }
+
+    public var backend = Backend.espeak
+    public var espeak = EspeakConfiguration()
+    /// Program and arguments; the text comes on standard input, the audio from `{wav}` or standard output.
+    public var commandArguments: [String] = []
+    public var commandTimeoutSeconds = 60.0
+
+    public init() {}
+}
+
+/// `[events]`: programs run when something happens.
+public struct EventSettings: Sendable, Equatable {
+    /// Run on every wake word, without a shell, with the keyword and the score appended as the
+    /// last two arguments. Empty: nothing runs.
+    public var onWake: [String] = []
+
+    public init() {}
+}

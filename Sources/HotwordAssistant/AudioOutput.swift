@@ -1,0 +1,139 @@
+import Dispatch
+import Foundation
+import HotwordAudio
+import Logging
+
+/// Plays the assistant's sounds (the cue, spoken answers) one after another on a thread of its
+/// own, because `PlaybackDevice.play` and `drain` block. Each sound is marked in the
+/// `OwnOutputLog` from when it starts until it has been heard, so the listener knows which
+/// audio may hold it.
+///
+/// `interrupt()` (barge-in, SUSI's `stop`) silences the device at once and drops what is
+/// queued. Sounds carry the *epoch* they were made for: after an interrupt the epoch moves on,
+/// and a sound of an older epoch that arrives late (say, an answer still being synthesised
+/// when the user spoke again) is dropped instead of played.
+final class AudioOutput: @unchecked Sendable {  // @unchecked: `queue`, `epoch`, `closed` are guarded by `condition`
+    private struct Sound {
+        let samples: [Float]
+        let sampleRate: Int
+        let epoch: Int
+        let finished: @Sendable (PlaybackOutcome) -> Void
+    }
+
+    private let device: PlaybackDevice
+    private let ownOutput: OwnOutputLog
+    private let condition = NSCondition()
+    private var queue: [Sound] = []
+    private var epoch = 0
+    private var closed = false
+    /// `PlaybackDevice.stop()` waits for a blocked `play` to notice; callers must not wait with it.
+    private let stopper = DispatchQueue(label: "hotword.output.stop")
+    private let stopped = DispatchSemaphore(value: 0)
+    private let logger = Logger(label: "hotword.output")
+
+    init(device: PlaybackDevice, ownOutput: OwnOutputLog) {
+        self.device = device
+        self.ownOutput = ownOutput
+        let thread = Thread { [self] in playSounds() }
+        thread.name = "hotword-output"
+        thread.qualityOfService = .userInteractive
+        thread.start()
+    }
+
+    /// The epoch sounds are played for now.
+    var currentEpoch: Int {
+        condition.withLock { epoch }
+    }
+
+    /// Output gain, 0…1.
+    var volume: Float {
+        get { device.volume }
+        set { device.volume = newValue }
+    }
+
+    /// Queues a sound without waiting for it.
+    func enqueue(_ samples: [Float], sampleRate: Int) {
+        condition.withLock {
+            append(Sound(samples: samples, sampleRate: sampleRate, epoch: epoch, finished: { _ in }))
+        }
+    }
+
+    /// Plays a sound made for `epoch` and returns once it has been heard (`.completed`), or
+    /// when it was interrupted or is out of date (`.interrupted`).
+    func play(_ samples: [Float], sampleRate: Int, epoch soundEpoch: Int) async -> PlaybackOutcome {
+        await withCheckedContinuation { continuation in
+            condition.withLock {
+                let sound = Sound(samples: samples, sampleRate: sampleRate, epoch: soundEpoch) { continuation.resume(returning: $0) }
+                if soundEpoch != epoch || closed {
+                    sound.finished(.interrupted)
+                } else {
+                    append(sound)
+                }
+            }
+        }
+    }
+
+    /// Stops what is playing, drops what is queued, and starts a new epoch. Does not wait.
+    func interrupt() {
+        let dropped: [Sound] = condition.withLock {
+            epoch += 1
+            defer { queue.removeAll() }
+            return queue
+        }
+        for sound in dropped { sound.finished(.interrupted) }
+        stopper.async { [device] in device.stop() }
+    }
+
+    /// Stops playing for good and waits for the thread to end.
+    func close() {
+        let dropped: [Sound] = condition.withLock {
+            guard !closed else { return [] }
+            closed = true
+            condition.signal()
+            defer { queue.removeAll() }
+            return queue
+        }
+        for sound in dropped { sound.finished(.interrupted) }
+        device.close()
+        stopped.wait()
+        stopped.signal()  // later calls to close() pass too
+    }
+
+    /// Called with `condition` held.
+    private func append(_ sound: Sound) {
+        queue.append(sound)
+        condition.signal()
+    }
+
+    private func playSounds() {
+        while let sound = nextSound() {
+            // A stop requested before this sound was queued must not cut it: let it happen first.
+            stopper.sync {}
+            let token = ownOutput.begin()
+            var outcome: PlaybackOutcome
+            do {
+                outcome = try device.play(sound.samples, sampleRate: sound.sampleRate)
+            } catch {
+                logger.error("\(error)")
+                outcome = .interrupted
+            }
+            if outcome == .completed { outcome = device.drain() }
+            ownOutput.end(token)
+            sound.finished(outcome)
+        }
+        stopped.signal()
+    }
+
+    /// The next sound to play, skipping out-of-date ones; nil once closed.
+    private func nextSound() -> Sound? {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            while queue.isEmpty && !closed { condition.wait() }
+            if closed { return nil }
+            let sound = queue.removeFirst()
+            if sound.epoch == epoch { return sound }
+            sound.finished(.interrupted)
+        }
+    }
+}

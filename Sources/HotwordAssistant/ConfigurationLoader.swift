@@ -1,0 +1,142 @@
+import Foundation
+import HotwordCore
+import TOMLKit
+
+/// Where `hotword run` looks for its configuration.
+public enum ConfigurationFiles {
+    public static let system = "/etc/hotword/hotword.toml"
+
+    /// `$XDG_CONFIG_HOME/hotword/hotword.toml`, or `~/.config/hotword/hotword.toml`.
+    public static func user(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".config")
+        return (base as NSString).appendingPathComponent("hotword/hotword.toml")
+    }
+
+    /// The system and user files that exist, system first (the user's values win).
+    public static func existing(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        [system, user(environment: environment)].filter { FileManager.default.fileExists(atPath: $0) }
+    }
+}
+
+/// Reads `hotword.toml` files onto a configuration: each file sets only the keys it has, so
+/// loading the system file and then the user file makes the user's values win. Every problem
+/// of a file is collected (unknown keys with a suggestion, values of the wrong type or out of
+/// range, each with its line) before anything is reported.
+public enum ConfigurationLoader {
+    /// Applies `files` in order onto `base`; throws all problems found in any of them.
+    public static func load(_ files: [String], onto base: AssistantConfiguration) throws(ConfigErrors) -> AssistantConfiguration {
+        var configuration = base
+        var errors: [ConfigError] = []
+        for file in files {
+            errors += apply(file: file, to: &configuration)
+        }
+        guard errors.isEmpty else { throw ConfigErrors(errors) }
+        return configuration
+    }
+
+    /// Applies one file; returns its problems (empty when it is fine).
+    public static func apply(file: String, to configuration: inout AssistantConfiguration) -> [ConfigError] {
+        let text: String
+        do {
+            text = try String(contentsOfFile: file, encoding: .utf8)
+        } catch {
+            return [.unreadable(file: file, reason: (error as NSError).localizedDescription)]
+        }
+        return apply(toml: text, file: file, to: &configuration)
+    }
+
+    /// Applies TOML text; `file` names it in errors.
+    public static func apply(toml text: String, file: String, to configuration: inout AssistantConfiguration) -> [ConfigError] {
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            return [.syntax(file: file, line: error.source.begin.line, column: error.source.begin.column,
+                            message: error.description)]
+        } catch {
+            return [.syntax(file: file, line: 1, column: 1, message: "\(error)")]
+        }
+        var walker = Walker(file: file, lines: TOMLKeyLines(text))
+        var updated = configuration
+        walker.walk(table, path: [], into: &updated)
+        walker.checkCombinations(of: updated)
+        guard walker.errors.isEmpty else {
+            return walker.errors.sorted { ($0.line ?? 0) < ($1.line ?? 0) }
+        }
+        configuration = updated
+        return []
+    }
+
+    /// Goes through a parsed file, section by section, applying every key it knows.
+    private struct Walker {
+        let file: String
+        let lines: TOMLKeyLines
+        var errors: [ConfigError] = []
+
+        mutating func walk(_ table: TOMLTable, path: [String], into configuration: inout AssistantConfiguration) {
+            let section = ConfigSchema.section(at: path)
+            for (name, value) in table {
+                let keyPath = path + [name]
+                if let subsection = section?.subsection(named: name) {
+                    guard let child = value.table else {
+                        invalid(keyPath, value, expected: "a table ([\(ConfigSchema.dotted(path + [subsection])).…])")
+                        continue
+                    }
+                    walk(child, path: keyPath, into: &configuration)
+                } else if let key = section?.keys.first(where: { $0.name == name }) {
+                    if let expected = key.apply(value, &configuration, path) {
+                        invalid(keyPath, value, expected: expected)
+                    }
+                } else {
+                    let known = (section?.keys.map(\.name) ?? []) + (section?.subsections ?? []).filter { $0 != "*" }
+                    errors.append(.unknownKey(file: file, line: lines.line(of: keyPath), key: ConfigSchema.dotted(keyPath),
+                                              suggestion: ConfigSchema.closest(to: name, in: known)))
+                }
+            }
+        }
+
+        /// Rules between keys, checked once the whole file is applied.
+        mutating func checkCombinations(of configuration: AssistantConfiguration) {
+            let audio = configuration.audio
+            if audio.bufferMilliseconds < 2 * audio.periodMilliseconds {
+                invalid(["audio", "buffer_ms"], "\(audio.bufferMilliseconds)",
+                        expected: "at least two periods (2 × period_ms = \(2 * audio.periodMilliseconds))")
+            }
+            let recording = configuration.recording
+            if recording.trailingSilenceSeconds >= recording.maxLengthSeconds {
+                invalid(["recording", "trailing_silence_s"], "\(recording.trailingSilenceSeconds)",
+                        expected: "less than max_length_s (\(recording.maxLengthSeconds))")
+            }
+            let stt = configuration.stt
+            if stt.backend == .command,
+               !stt.commandArguments.dropFirst().contains(where: { $0.contains(CommandRecognizer.wavPlaceholder) }) {
+                invalid(["stt", "command", "arguments"], ConfigSchema.render(stt.commandArguments),
+                        expected: "the program and its arguments, one containing \(CommandRecognizer.wavPlaceholder) (needed by backend = \"command\")",
+                        fallback: ["stt", "backend"])
+            }
+            if configuration.tts.backend == .command, configuration.tts.commandArguments.isEmpty {
+                invalid(["tts", "command", "arguments"], "[]",
+                        expected: "the program and its arguments (needed by backend = \"command\")", fallback: ["tts", "backend"])
+            }
+            let login = configuration.susiLogin
+            if login.login.isEmpty != login.password.isEmpty {
+                let missing = login.login.isEmpty ? "login" : "password"
+                invalid(["susi", missing], "\"\"", expected: "a \(missing) too, since the other is set",
+                        fallback: ["susi", missing == "login" ? "password" : "login"])
+            }
+        }
+
+        private mutating func invalid(_ path: [String], _ value: TOMLValueConvertible, expected: String) {
+            invalid(path, ConfigSchema.render(value), expected: expected)
+        }
+
+        /// An invalid value at `path`, or at `fallback` when the file does not have `path`.
+        private mutating func invalid(_ path: [String], _ value: String, expected: String, fallback: [String]? = nil) {
+            let line = lines.line(of: path)
+            let reported = line == nil ? (fallback ?? path) : path
+            errors.append(.invalidValue(file: file, line: line ?? fallback.flatMap { lines.line(of: $0) },
+                                        key: ConfigSchema.dotted(reported), value: value, expected: expected))
+        }
+    }
+}

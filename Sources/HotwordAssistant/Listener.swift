@@ -1,0 +1,250 @@
+import Atomics
+import Dispatch
+import Foundation
+import HotwordAudio
+import HotwordCore
+import Logging
+
+/// What the listener hears, in stream order.
+enum ListenerEvent: Sendable {
+    /// A wake word; `position` is the capture position of the detection (the keyword's end).
+    case wake(Detection, position: UInt64)
+    /// The question after it has started.
+    case speechStarted(position: UInt64)
+    /// The question is complete.
+    case utterance(Utterance)
+    /// Nobody spoke after the wake word.
+    case noSpeech
+    /// Capture ran ahead of the listener and this much audio was lost (a busy machine).
+    case audioDropped(samples: UInt64)
+}
+
+/// The two threads that hear: the *capture thread* moves audio from the microphone into a
+/// `SampleRing` and never waits for anyone; the *listener thread* takes every sample from the
+/// ring, in order, and either feeds the wake-word detector or, after a detection, the
+/// utterance recorder. Both are plain threads: they block on the device and on a semaphore,
+/// which must not happen on Swift's cooperative pool.
+///
+/// Positions stay straight: the detector's stream begins at a known capture position
+/// (`detectorOrigin`), so a detection's time maps to the exact sample. When an utterance ends,
+/// the detector is reset and restarts at the sample after it: the wake word and the question
+/// are never heard twice, and nothing is skipped. If capture ever laps the listener, the lost
+/// stretch is reported and the detector restarts after it rather than joining audio across it.
+final class Listener: @unchecked Sendable {
+    // @unchecked: the detector, recorder and buffers are only touched by the listener thread;
+    // the rest is atomic or immutable.
+    static let sampleRate = CaptureDevice.outputSampleRate
+
+    private let ring: SampleRing
+    private let capture: CaptureDevice
+    private let detector: Detector
+    private let recorder: UtteranceRecorder
+    private let ownOutput: OwnOutputLog
+    private let emit: @Sendable (ListenerEvent) -> Void
+    private let gain: Float
+    /// Per keyword: the sensitivity normally, and while the assistant's own sound may be heard.
+    private let sensitivities: [(keyword: String, normal: Float, duringOwnOutput: Float)]
+
+    private let stopping = ManagedAtomic(false)
+    /// False while detections are to be ignored (busy, with barge-in off).
+    private let wakeEnabled = ManagedAtomic(true)
+    private let audioReady = DispatchSemaphore(value: 0)
+    private let finished = DispatchGroup()
+    private let logger = Logger(label: "hotword.listener")
+
+    // Listener-thread state
+    private var detectorOrigin: UInt64 = 0
+    private var nextPosition: UInt64 = 0
+    private var raisedThresholds = false
+    private var speechStartReported = false
+    private let chunk: UnsafeMutableBufferPointer<Float>
+    private let preRoll: UnsafeMutableBufferPointer<Float>
+    private let silence: UnsafeMutableBufferPointer<Float>
+
+    /// - Parameters:
+    ///   - sensitivities: per keyword, the normal sensitivity and the one used while the assistant's own sound may be in the microphone.
+    ///   - ring: where capture puts the audio; its capacity is how far capture may run ahead of
+    ///     the listener before audio is lost.
+    ///   - ownOutput: when the assistant's own sound may be in `ring`'s audio.
+    init(capture: CaptureDevice, ring: SampleRing, detector: Detector, recorder: UtteranceRecorder, ownOutput: OwnOutputLog,
+         sensitivities: [(keyword: String, normal: Float, duringOwnOutput: Float)], gain: Float,
+         emit: @escaping @Sendable (ListenerEvent) -> Void) {
+        self.capture = capture
+        self.detector = detector
+        self.recorder = recorder
+        self.sensitivities = sensitivities
+        self.gain = gain
+        self.emit = emit
+        self.ring = ring
+        self.ownOutput = ownOutput
+        let period = max(1, Int(capture.configuration.period.frames(atRate: Self.sampleRate)))
+        chunk = .allocate(capacity: period)
+        preRoll = .allocate(capacity: max(1, recorder.preRollSamples))
+        silence = .allocate(capacity: period)
+        silence.initialize(repeating: 0)
+    }
+
+    deinit {
+        chunk.deallocate()
+        preRoll.deallocate()
+        silence.deallocate()
+    }
+
+    /// Starts both threads.
+    func start() {
+        startThread("hotword-capture", captureAudio)
+        startThread("hotword-listener", listen)
+    }
+
+    /// Stops both threads and waits for them (the capture device is closed, which ends a read).
+    func stop() {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        capture.close()
+        audioReady.signal()
+        finished.wait()
+    }
+
+    /// Whether detections start a recording (false: they are ignored, as while busy without barge-in).
+    func setWakeEnabled(_ enabled: Bool) {
+        wakeEnabled.store(enabled, ordering: .relaxed)
+    }
+
+    private func startThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
+        finished.enter()
+        let thread = Thread { [finished] in
+            body()
+            finished.leave()
+        }
+        thread.name = name
+        thread.qualityOfService = .userInteractive
+        thread.start()
+    }
+
+    // MARK: Capture thread
+
+    private func captureAudio() {
+        let period = Int(capture.configuration.period.frames(atRate: Self.sampleRate))
+        let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: max(1, period))
+        defer { buffer.deallocate() }
+        while !stopping.load(ordering: .relaxed) {
+            let count = capture.read(into: buffer)
+            if count == 0 { break }
+            if gain != 1 {
+                for index in 0..<count { buffer[index] *= gain }
+            }
+            ring.write(UnsafeBufferPointer(rebasing: buffer[..<count]))
+            audioReady.signal()
+        }
+        // Closed: wake the listener so it sees `stopping`.
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        audioReady.signal()
+    }
+
+    // MARK: Listener thread
+
+    private func listen() {
+        while true {
+            audioReady.wait()
+            if stopping.load(ordering: .relaxed) { break }
+            while true {
+                let got = ring.read(into: chunk)
+                guard got.count > 0 else { break }
+                if got.start != nextPosition { skipGap(to: got.start) }
+                nextPosition = got.end
+                process(UnsafeBufferPointer(rebasing: chunk[..<got.count]), at: got.start)
+            }
+        }
+        recorder.cancel()
+    }
+
+    /// Audio from `nextPosition` to `position` was overwritten before it was read.
+    private func skipGap(to position: UInt64) {
+        let lost = position - nextPosition
+        logger.warning("the listener fell behind: \(Double(lost) / Double(Self.sampleRate)) s of audio lost")
+        emit(.audioDropped(samples: lost))
+        if recorder.isRecording {
+            // Keep the utterance's timing: the lost stretch becomes silence.
+            var remaining = lost
+            var at = nextPosition
+            while remaining > 0, recorder.isRecording {
+                let count = Int(min(remaining, UInt64(silence.count)))
+                record(UnsafeBufferPointer(rebasing: silence[..<count]), at: at)
+                remaining -= UInt64(count)
+                at += UInt64(count)
+            }
+        }
+        if !recorder.isRecording { restartDetector(at: position) }
+    }
+
+    private func process(_ samples: UnsafeBufferPointer<Float>, at position: UInt64) {
+        if recorder.isRecording {
+            record(samples, at: position)
+        } else {
+            detect(samples, at: position)
+        }
+    }
+
+    private func detect(_ samples: UnsafeBufferPointer<Float>, at position: UInt64) {
+        guard !samples.isEmpty else { return }
+        recorder.listen(samples)
+        let end = position + UInt64(samples.count)
+        setRaisedThresholds(ownOutput.overlaps(position..<end))
+        let result = detector.process(samples)
+        guard let detection = result.detections.first, wakeEnabled.load(ordering: .relaxed) else { return }
+        let offset = UInt64((detection.time * Double(Self.sampleRate)).rounded())
+        let detected = min(max(detectorOrigin + offset, position), end)
+        emit(.wake(detection, position: detected))
+        let kept = ring.readLast(recorder.preRollSamples, endingAt: detected, into: preRoll)
+        recorder.start(preRoll: UnsafeBufferPointer(rebasing: preRoll[..<kept.count]))
+        speechStartReported = false
+        let rest = Int(detected - position)
+        record(UnsafeBufferPointer(rebasing: samples[rest...]), at: detected)
+    }
+
+    private func record(_ samples: UnsafeBufferPointer<Float>, at position: UInt64) {
+        guard !samples.isEmpty else { return }
+        let end = position + UInt64(samples.count)
+        switch recorder.record(samples, ownOutput: ownOutput.overlaps(position..<end)) {
+        case .recording:
+            break
+        case .speechStarted:
+            reportSpeechStart(at: position)
+        case .finished(let utterance, let consumed):
+            reportSpeechStart(at: position)
+            emit(.utterance(utterance))
+            resumeDetecting(after: consumed, of: samples, at: position)
+        case .noSpeech(let consumed):
+            emit(.noSpeech)
+            resumeDetecting(after: consumed, of: samples, at: position)
+        }
+    }
+
+    private func reportSpeechStart(at position: UInt64) {
+        guard !speechStartReported else { return }
+        speechStartReported = true
+        emit(.speechStarted(position: position))
+    }
+
+    /// The recording took the first `consumed` samples; the detector starts afresh with the rest.
+    private func resumeDetecting(after consumed: Int, of samples: UnsafeBufferPointer<Float>, at position: UInt64) {
+        let resume = position + UInt64(consumed)
+        restartDetector(at: resume)
+        detect(UnsafeBufferPointer(rebasing: samples[consumed...]), at: resume)
+    }
+
+    private func restartDetector(at position: UInt64) {
+        detector.reset()
+        detectorOrigin = position
+    }
+
+    /// Lowers every keyword's sensitivity while the assistant's own sound may be heard, and
+    /// restores it afterwards.
+    private func setRaisedThresholds(_ raised: Bool) {
+        guard raised != raisedThresholds else { return }
+        raisedThresholds = raised
+        for setting in sensitivities {
+            try? detector.setSensitivity(raised ? setting.duringOwnOutput : setting.normal, for: setting.keyword)
+        }
+        logger.debug(raised ? "own sound in the microphone: wake-word thresholds raised" : "wake-word thresholds back to normal")
+    }
+}

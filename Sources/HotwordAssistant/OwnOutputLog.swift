@@ -1,0 +1,69 @@
+import Foundation
+
+/// When the assistant's own sound (cue, answers) may be in the microphone, as ranges of capture
+/// positions (`SampleRing` positions): a sound that starts playing when the ring has received
+/// `n` samples can only be in samples from `n` on, and is out of the room `echoTail` samples
+/// after the ring position at which it finished playing. The listener asks for each chunk it
+/// processes whether it overlaps such a range, whenever it gets to that chunk — so the answer
+/// does not depend on how far behind the listener runs.
+///
+/// The player thread writes, the listener thread reads; a lock guards a fixed table of recent
+/// ranges (no allocation after `init`).
+final class OwnOutputLog: @unchecked Sendable {  // @unchecked: all state is guarded by `lock`
+    struct Token {
+        fileprivate let slot: Int
+        fileprivate let serial: UInt64
+    }
+
+    private let lock = NSLock()
+    /// Recent ranges, oldest overwritten first; an open range ends at `UInt64.max`.
+    private var starts: [UInt64]
+    private var ends: [UInt64]
+    private var serials: [UInt64]
+    private var nextSerial: UInt64 = 1
+    private let echoTail: UInt64
+    private let capturePosition: @Sendable () -> UInt64
+
+    /// - Parameters:
+    ///   - echoTail: samples after the end of playing that may still hold its sound.
+    ///   - capturePosition: how many samples the capture ring has received so far.
+    init(echoTail: Int, capturePosition: @escaping @Sendable () -> UInt64, capacity: Int = 8) {
+        self.echoTail = UInt64(max(0, echoTail))
+        self.capturePosition = capturePosition
+        starts = [UInt64](repeating: 0, count: capacity)
+        ends = [UInt64](repeating: 0, count: capacity)
+        serials = [UInt64](repeating: 0, count: capacity)
+    }
+
+    /// A sound starts playing now.
+    func begin() -> Token {
+        let position = capturePosition()
+        return lock.withLock {
+            let slot = Int(nextSerial % UInt64(starts.count))
+            let token = Token(slot: slot, serial: nextSerial)
+            nextSerial += 1
+            starts[slot] = position
+            ends[slot] = .max
+            serials[slot] = token.serial
+            return token
+        }
+    }
+
+    /// The sound of `token` has finished playing now.
+    func end(_ token: Token) {
+        let position = capturePosition() + echoTail
+        lock.withLock {
+            if serials[token.slot] == token.serial { ends[token.slot] = position }
+        }
+    }
+
+    /// Whether any of `positions` may hold the assistant's own sound.
+    func overlaps(_ positions: Range<UInt64>) -> Bool {
+        lock.withLock {
+            for slot in starts.indices where serials[slot] != 0 {
+                if starts[slot] < positions.upperBound && positions.lowerBound < ends[slot] { return true }
+            }
+            return false
+        }
+    }
+}

@@ -1,0 +1,161 @@
+/// A question cut out of the stream after a wake word.
+public struct Utterance: Sendable, Equatable {
+    public enum End: String, Sendable {
+        /// Speech, then `trailingSilenceSeconds` without.
+        case trailingSilence = "trailing_silence"
+        /// `maxLengthSeconds` after the detection.
+        case maxLength = "max_length"
+    }
+
+    /// 16 kHz mono: the pre-roll, then everything from the detection to the end.
+    public var samples: [Float]
+    /// How many of `samples` come before the detection (the pre-roll actually available).
+    public var preRollCount: Int
+    /// Where speech was first heard, as an index into `samples`.
+    public var speechStart: Int
+    public var end: End
+
+    public var duration: Double { Double(samples.count) / Double(UtteranceRecorder.sampleRate) }
+}
+
+/// What `UtteranceRecorder.record` made of a chunk.
+public enum RecordingStatus: Sendable, Equatable {
+    /// Still recording; the whole chunk was taken.
+    case recording
+    /// The question has started (reported once); the whole chunk was taken.
+    case speechStarted
+    /// The utterance is complete. Only the first `consumed` samples of the chunk belong to it;
+    /// the rest is audio after it.
+    case finished(Utterance, consumed: Int)
+    /// No speech started within the timeout; the first `consumed` samples of the chunk were
+    /// waited through, the rest comes after.
+    case noSpeech(consumed: Int)
+}
+
+/// Records the question after a wake word, ending it by voice activity: it starts from
+/// pre-roll audio (so words said in the same breath as the wake word are kept), waits for
+/// speech to start (giving up after `noSpeechTimeoutSeconds`), and ends after
+/// `trailingSilenceSeconds` of non-speech or at `maxLengthSeconds`.
+///
+/// Between recordings, `listen` keeps the voice-activity detector's noise floor up to date.
+/// Memory for the longest utterance is allocated once; only a finished utterance is copied out.
+/// Used from one thread.
+public final class UtteranceRecorder {
+    public static let sampleRate = 16_000
+
+    public let settings: RecordingSettings
+    private var vad: VoiceActivityDetector
+    private let storage: UnsafeMutableBufferPointer<Float>
+    private let preRollCapacity: Int
+    private let maxLengthSamples: Int
+    private let noSpeechSamples: Int
+    private let trailingSilenceFrames: Int
+    private let minimumSpeechFrames: Int
+
+    private var count = 0
+    private var preRollCount = 0
+    /// Index in `storage` of the first sample of the current run of speech frames.
+    private var speechRunStart: Int?
+    private var speechRunFrames = 0
+    private var speechStart: Int?
+    private var silentFrames = 0
+    public private(set) var isRecording = false
+
+    public init(settings: RecordingSettings) {
+        self.settings = settings
+        vad = VoiceActivityDetector(marginDecibels: settings.vadMarginDecibels, minimumDecibels: settings.vadMinimumDecibels)
+        let rate = Double(Self.sampleRate)
+        preRollCapacity = Int((settings.preRollSeconds * rate).rounded())
+        maxLengthSamples = Int((settings.maxLengthSeconds * rate).rounded())
+        noSpeechSamples = Int((settings.noSpeechTimeoutSeconds * rate).rounded())
+        let frameSeconds = Double(VoiceActivityDetector.frameLength) / rate
+        trailingSilenceFrames = max(1, Int((settings.trailingSilenceSeconds / frameSeconds).rounded()))
+        minimumSpeechFrames = max(1, Int((settings.minimumSpeechSeconds / frameSeconds).rounded()))
+        storage = .allocate(capacity: preRollCapacity + maxLengthSamples)
+        storage.initialize(repeating: 0)
+    }
+
+    deinit {
+        storage.deallocate()
+    }
+
+    /// The pre-roll this recorder keeps, in samples.
+    public var preRollSamples: Int { preRollCapacity }
+
+    /// The background level the voice-activity detector currently assumes, in dBFS.
+    public var noiseFloorDecibels: Float? { vad.noiseFloorDecibels }
+
+    /// Audio heard while not recording: only tracks the background level.
+    public func listen(_ samples: UnsafeBufferPointer<Float>) {
+        vad.process(samples) { _, _ in }
+    }
+
+    /// Starts an utterance at a detection. `preRoll` is the audio just before it (its last
+    /// `preRollSamples` are kept).
+    public func start(preRoll: UnsafeBufferPointer<Float>) {
+        let kept = min(preRoll.count, preRollCapacity)
+        _ = UnsafeMutableBufferPointer(rebasing: storage[0..<kept])
+            .initialize(from: UnsafeBufferPointer(rebasing: preRoll[(preRoll.count - kept)...]))
+        count = kept
+        preRollCount = kept
+        speechRunStart = nil
+        speechRunFrames = 0
+        speechStart = nil
+        silentFrames = 0
+        vad.restartFrame()
+        isRecording = true
+    }
+
+    /// Adds the next audio after the detection. With `ownOutput` the chunk may hold the
+    /// assistant's own sound (the cue), whose frames never count as speech.
+    public func record(_ samples: UnsafeBufferPointer<Float>, ownOutput: Bool = false) -> RecordingStatus {
+        precondition(isRecording, "record(_:) before start(preRoll:)")
+        let wasSpeaking = speechStart != nil
+        let room = preRollCount + maxLengthSamples - count
+        let taken = UnsafeBufferPointer(rebasing: samples[..<min(samples.count, room)])
+        _ = UnsafeMutableBufferPointer(rebasing: storage[count..<(count + taken.count)]).initialize(from: taken)
+        let chunkStart = count
+        var endedAt: Int?  // index in `samples` where the utterance ended (trailing silence)
+        vad.process(taken) { isSpeech, end in
+            guard endedAt == nil else { return }
+            let frameStart = chunkStart + end - VoiceActivityDetector.frameLength
+            if isSpeech && !ownOutput {
+                if speechRunStart == nil { speechRunStart = frameStart }
+                speechRunFrames += 1
+                silentFrames = 0
+                if speechStart == nil, speechRunFrames >= minimumSpeechFrames { speechStart = speechRunStart }
+            } else {
+                speechRunStart = nil
+                speechRunFrames = 0
+                silentFrames += 1
+                if speechStart != nil, silentFrames >= trailingSilenceFrames { endedAt = end }
+            }
+        }
+        if let endedAt {
+            count = chunkStart + endedAt
+            return .finished(finish(.trailingSilence), consumed: endedAt)
+        }
+        count += taken.count
+        let sinceDetection = count - preRollCount
+        if speechStart == nil, sinceDetection >= noSpeechSamples {
+            let consumed = taken.count - (sinceDetection - noSpeechSamples)
+            isRecording = false
+            return .noSpeech(consumed: consumed)
+        }
+        if sinceDetection >= maxLengthSamples {
+            return .finished(finish(.maxLength), consumed: taken.count)
+        }
+        return !wasSpeaking && speechStart != nil ? .speechStarted : .recording
+    }
+
+    /// Ends a recording without an utterance (the assistant is stopping or starting over).
+    public func cancel() {
+        isRecording = false
+    }
+
+    private func finish(_ end: Utterance.End) -> Utterance {
+        isRecording = false
+        return Utterance(samples: Array(UnsafeBufferPointer(rebasing: storage[0..<count])), preRollCount: preRollCount,
+                         speechStart: speechStart ?? preRollCount, end: end)
+    }
+}
