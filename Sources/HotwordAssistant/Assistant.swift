@@ -40,21 +40,18 @@ public final class Assistant: Sendable {
                 return (keyword: keyword, normal: normal, duringOwnOutput: min(normal, configuration.wake.speakingSensitivity))
             }
         }
+        // The microphone first: without one nothing else matters, and its error comes alone.
+        let capture: CaptureDevice
+        do throws(AudioDeviceError) { capture = try CaptureDevice(configuration.audio.capture) } catch { throw .capture(error) }
         let recognizer = try Self.makeRecognizer(configuration.stt)
         let synthesizer = try Self.makeSynthesizer(configuration.tts)
         let cue = try Self.loadCue(configuration.cue)
-
-        let capture: CaptureDevice
-        do throws(AudioDeviceError) { capture = try CaptureDevice(configuration.audio.capture) } catch { throw .capture(error) }
         let ring = SampleRing(minimumCapacity: 30 * Listener.sampleRate)
         let ownOutput = OwnOutputLog(echoTail: configuration.wake.echoTailMilliseconds * Listener.sampleRate / 1000,
                                      capturePosition: { ring.totalWritten })
         if synthesizer != nil || cue != nil {
             let playback: PlaybackDevice
-            do throws(AudioDeviceError) { playback = try PlaybackDevice(configuration.audio.playback) } catch {
-                capture.close()
-                throw .playback(error)
-            }
+            do throws(AudioDeviceError) { playback = try PlaybackDevice(configuration.audio.playback) } catch { throw .playback(error) }
             output = AudioOutput(device: playback, ownOutput: ownOutput)
         } else {
             output = nil

@@ -124,7 +124,7 @@ public struct CueSettings: Sendable, Equatable {
 public struct RecordingSettings: Sendable, Equatable {
     /// Audio kept from before the detection's end, so words said right after the wake word
     /// in one breath are in the utterance.
-    public var preRollSeconds = 0.5
+    public var preRollSeconds = 0.3
     /// The utterance ends after this much non-speech following speech.
     public var trailingSilenceSeconds = 0.8
     /// …or at this length, counted from the detection.

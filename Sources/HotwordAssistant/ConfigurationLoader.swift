@@ -1,5 +1,6 @@
 import Foundation
 import HotwordCore
+import HotwordModels
 import TOMLKit
 
 /// Where `hotword run` looks for its configuration.
@@ -46,6 +47,31 @@ public enum ConfigurationLoader {
         return apply(toml: text, file: file, to: &configuration)
     }
 
+    /// Everything `apply` reports, and also whether the files the file names exist: each model
+    /// of `[wake] models` (a bundled name or a path) and the cue file. For `hotword config check`.
+    public static func check(file: String) -> [ConfigError] {
+        var configuration = AssistantConfiguration(clientVersion: "check")
+        let errors = apply(file: file, to: &configuration)
+        guard errors.isEmpty, let text = try? String(contentsOfFile: file, encoding: .utf8) else { return errors }
+        let lines = TOMLKeyLines(text)
+        var missing: [ConfigError] = []
+        if let line = lines.line(of: ["wake", "models"]) {
+            for name in configuration.wake.models {
+                do throws(ModelFileError) {
+                    _ = try ModelStore.resolve(name)
+                } catch {
+                    missing.append(.invalidValue(file: file, line: line, key: "wake.models", value: "\"\(name)\"",
+                                                 expected: "a bundled model name or a .hwks file (\(error))"))
+                }
+            }
+        }
+        if let cue = configuration.cue.file, let line = lines.line(of: ["cue", "file"]),
+           !FileManager.default.isReadableFile(atPath: cue) {
+            missing.append(.invalidValue(file: file, line: line, key: "cue.file", value: "\"\(cue)\"", expected: "a readable audio file"))
+        }
+        return missing
+    }
+
     /// Applies TOML text; `file` names it in errors.
     public static func apply(toml text: String, file: String, to configuration: inout AssistantConfiguration) -> [ConfigError] {
         let table: TOMLTable
@@ -78,15 +104,15 @@ public enum ConfigurationLoader {
             let section = ConfigSchema.section(at: path)
             for (name, value) in table {
                 let keyPath = path + [name]
-                if let subsection = section?.subsection(named: name) {
+                if section?.subsection(named: name) != nil {
                     guard let child = value.table else {
-                        invalid(keyPath, value, expected: "a table ([\(ConfigSchema.dotted(path + [subsection])).…])")
+                        invalid(keyPath, value: value, expected: "a table ([\(ConfigSchema.dotted(keyPath))])")
                         continue
                     }
                     walk(child, path: keyPath, into: &configuration)
                 } else if let key = section?.keys.first(where: { $0.name == name }) {
                     if let expected = key.apply(value, &configuration, path) {
-                        invalid(keyPath, value, expected: expected)
+                        invalid(keyPath, value: value, expected: expected)
                     }
                 } else {
                     let known = (section?.keys.map(\.name) ?? []) + (section?.subsections ?? []).filter { $0 != "*" }
@@ -127,11 +153,11 @@ public enum ConfigurationLoader {
             }
         }
 
-        private mutating func invalid(_ path: [String], _ value: TOMLValueConvertible, expected: String) {
+        private mutating func invalid(_ path: [String], value: TOMLValueConvertible, expected: String) {
             invalid(path, ConfigSchema.render(value), expected: expected)
         }
 
-        /// An invalid value at `path`, or at `fallback` when the file does not have `path`.
+        /// An invalid value (as written in TOML) at `path`, or at `fallback` when the file does not have `path`.
         private mutating func invalid(_ path: [String], _ value: String, expected: String, fallback: [String]? = nil) {
             let line = lines.line(of: path)
             let reported = line == nil ? (fallback ?? path) : path

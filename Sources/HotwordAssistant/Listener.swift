@@ -57,6 +57,10 @@ final class Listener: @unchecked Sendable {
     private var nextPosition: UInt64 = 0
     private var raisedThresholds = false
     private var speechStartReported = false
+    /// Lost audio not yet reported, and when it last was: a machine that stays overloaded is
+    /// reported every few seconds, not for every gap.
+    private var unreportedLoss: UInt64 = 0
+    private var lossReported: ContinuousClock.Instant?
     private let chunk: UnsafeMutableBufferPointer<Float>
     private let preRoll: UnsafeMutableBufferPointer<Float>
     private let silence: UnsafeMutableBufferPointer<Float>
@@ -160,8 +164,14 @@ final class Listener: @unchecked Sendable {
     /// Audio from `nextPosition` to `position` was overwritten before it was read.
     private func skipGap(to position: UInt64) {
         let lost = position - nextPosition
-        logger.warning("the listener fell behind: \(Double(lost) / Double(Self.sampleRate)) s of audio lost")
-        emit(.audioDropped(samples: lost))
+        unreportedLoss += lost
+        let now = ContinuousClock.now
+        if lossReported.map({ now - $0 >= .seconds(5) }) ?? true {
+            logger.warning("the listener fell behind: \(Double(unreportedLoss) / Double(Self.sampleRate)) s of audio lost")
+            emit(.audioDropped(samples: unreportedLoss))
+            unreportedLoss = 0
+            lossReported = now
+        }
         if recorder.isRecording {
             // Keep the utterance's timing: the lost stretch becomes silence.
             var remaining = lost

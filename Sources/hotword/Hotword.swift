@@ -9,7 +9,9 @@ struct Hotword: AsyncParsableCommand {
         version: HotwordVersion.current,
         subcommands: [
             // listening and asking
+            RunCommand.self,
             AskCommand.self,
+            ConfigCommand.self,
             // speech: check text-to-speech and speech-to-text setups
             SayCommand.self,
             TranscribeCommand.self,

@@ -1,0 +1,33 @@
+import ArgumentParser
+import Foundation
+import HotwordAssistant
+
+/// `hotword config check FILE`: every problem of a configuration file, with its line.
+struct ConfigCheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check a configuration file: unknown keys, bad values, missing models.",
+        discussion: """
+            Prints one line per problem ('FILE:LINE: …', with what was expected, and for a
+            misspelt key the key it probably meant) and exits with status 78 (EX_CONFIG) if
+            there is any; prints 'FILE: OK' otherwise.
+            """)
+
+    /// sysexits.h: configuration error.
+    static let configurationErrorStatus: Int32 = 78
+
+    @Argument(help: "The file to check, e.g. ~/.config/hotword/hotword.toml.")
+    var file: String
+
+    func run() throws {
+        let problems = ConfigurationLoader.check(file: file)
+        guard !problems.isEmpty else {
+            print("\(file): OK")
+            return
+        }
+        for problem in problems {
+            FileHandle.standardError.write(Data("\(problem)\n".utf8))
+        }
+        throw ExitCode(Self.configurationErrorStatus)
+    }
+}

@@ -1,0 +1,146 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import HotwordAssistant
+import HotwordModels
+import Logging
+
+/// `hotword run`: the voice assistant.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the voice assistant: wake word, question, SUSI's answer, spoken.",
+        discussion: """
+            Listens for the wake word ("hey susi"), plays a cue, records the question until you
+            stop speaking, transcribes it, asks SUSI.AI and prints and speaks the answer
+            ('You: …' and 'SUSI: …' lines; --json prints one JSON event per line instead).
+            Saying the wake word while it answers stops the answer and listens again.
+
+            Settings come from /etc/hotword/hotword.toml, then $XDG_CONFIG_HOME/hotword/hotword.toml
+            (~/.config/hotword/hotword.toml), or only from --config FILE; options given here win.
+            Every key is explained in hotword.example.toml. Ctrl-C (or SIGTERM) stops.
+            """)
+
+    @Option(help: ArgumentHelp("Read settings from this file only (instead of the system and user files).", valueName: "FILE"))
+    var config: String?
+
+    @Option(help: "The ALSA capture device; `hotword devices` lists them.")
+    var device: String?
+
+    @Option(help: "The ALSA playback device for the cue and spoken answers.")
+    var playbackDevice: String?
+
+    @OptionGroup var detector: DetectorOptions
+
+    @Option(help: "The SUSI server, e.g. http://localhost:4000.")
+    var server: String?
+
+    @Option(help: "The language of questions and answers (ISO 639-1).")
+    var language: String?
+
+    @Option(help: ArgumentHelp("Speech to text: pocketsphinx, http or command.", valueName: "BACKEND"))
+    var stt: String?
+
+    @Option(help: ArgumentHelp("Text to speech: espeak, command or none.", valueName: "BACKEND"))
+    var tts: String?
+
+    @Flag(help: "Print events as JSON lines (wake, utterance, transcript, answer, error, state).")
+    var json = false
+
+    @Flag(help: "Play no cue after the wake word.")
+    var noCue = false
+
+    @Flag(help: "Log details (device formats, thresholds, requests) to standard error.")
+    var verbose = false
+
+    func validate() throws {
+        if let gain = detector.gain, !(gain.isFinite && gain > 0 && gain <= 100) {
+            throw ValidationError("--gain must be more than 0 and at most 100, not \(gain)")
+        }
+        if let server, URL(string: server).map({ ["http", "https"].contains($0.scheme?.lowercased() ?? "") && $0.host != nil }) != true {
+            throw ValidationError("--server must be an http or https URL, not '\(server)'")
+        }
+        if let stt, SpeechToTextSettings.Backend(rawValue: stt) == nil {
+            throw ValidationError("--stt must be one of \(SpeechToTextSettings.Backend.allCases.map(\.rawValue).joined(separator: ", ")), not '\(stt)'")
+        }
+        if let tts, TextToSpeechSettings.Backend(rawValue: tts) == nil {
+            throw ValidationError("--tts must be one of \(TextToSpeechSettings.Backend.allCases.map(\.rawValue).joined(separator: ", ")), not '\(tts)'")
+        }
+    }
+
+    func run() throws {
+        let level: Logger.Level = verbose ? .debug : .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let configuration = try settings()
+        let printer = EventPrinter(json: json)
+        // Built here, on the main thread: loading the speech engines blocks for a moment.
+        let assistant: Assistant
+        do {
+            assistant = try Assistant(configuration: configuration) { printer.show($0) }
+        } catch .capture(let error) where error.suggestsAnotherDevice {
+            throw CommandFailure("\(error) and choose one with --device NAME or capture_device in [audio] of hotword.toml")
+        } catch .playback(let error) where error.suggestsAnotherDevice {
+            throw CommandFailure("\(error) and choose one with --playback-device NAME or playback_device in [audio] of hotword.toml")
+        } catch {
+            throw CommandFailure(error.description)
+        }
+
+        let signals = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { assistant.stop() }
+            source.resume()
+            return source
+        }
+        defer { signals.forEach { $0.cancel() } }
+        let finished = DispatchSemaphore(value: 0)
+        Task {
+            await assistant.run()
+            finished.signal()
+        }
+        finished.wait()
+    }
+
+    /// The configuration files, then the options given on the command line.
+    private func settings() throws -> AssistantConfiguration {
+        var configuration: AssistantConfiguration
+        do {
+            configuration = try ConfigurationLoader.load(config.map { [$0] } ?? ConfigurationFiles.existing(),
+                                                         onto: AssistantConfiguration(clientVersion: HotwordVersion.current))
+        } catch {
+            throw CommandFailure("\(error.errors.count == 1 ? "" : "\(error.errors.count) problems in the configuration:\n")\(error)")
+        }
+        if let device { configuration.audio.captureDevice = device }
+        if let playbackDevice { configuration.audio.playbackDevice = playbackDevice }
+        if !detector.givenModels.isEmpty { configuration.wake.models = detector.givenModels }
+        if let gain = detector.gain { configuration.audio.gain = gain }
+        if detector.sensitivity != nil {
+            // One value, or one per keyword of the chosen models: those override the files.
+            let keywords = try detector.loadModels().flatMap(\.keywords)
+            for (keyword, sensitivity) in try detector.sensitivities(for: keywords) {
+                configuration.wake.keywords[keyword, default: .init()].sensitivity = sensitivity
+            }
+        }
+        if let server { configuration.susi.server = URL(string: server)! }
+        if let language { configuration.susi.language = language }
+        if let stt { configuration.stt.backend = SpeechToTextSettings.Backend(rawValue: stt)! }
+        if let tts { configuration.tts.backend = TextToSpeechSettings.Backend(rawValue: tts)! }
+        if noCue { configuration.cue.enabled = false }
+        return configuration
+    }
+}
+
+/// Writes events to standard output as they come: JSON lines, or the `You:`/`SUSI:` text.
+private struct EventPrinter: Sendable {
+    let json: Bool
+
+    func show(_ event: AssistantEvent) {
+        guard let line = json ? event.json : event.text else { return }
+        // Unbuffered, so another program reading the pipe sees each line at once.
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}
