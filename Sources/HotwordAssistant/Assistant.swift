@@ -67,7 +67,8 @@ public final class Assistant: Sendable {
             susi: SUSIClient(configuration: configuration.susiClientConfiguration),
             renderer: SUSIRenderer(verbose: false, spokenItems: configuration.spokenItems), cue: cue,
             hook: configuration.events.onWake.isEmpty ? nil : WakeHook(arguments: configuration.events.onWake),
-            bargeIn: configuration.wake.bargeIn, onEvent: onEvent)
+            bargeIn: configuration.wake.bargeIn, wakeWords: WakeWordText(keywords: models.flatMap(\.keywords)),
+            onEvent: onEvent)
     }
 
     /// Listens and answers until `stop()`.
@@ -148,6 +149,7 @@ actor Conversation {
     private let cue: SynthesizedAudio?
     private let hook: WakeHook?
     private let bargeIn: Bool
+    private let wakeWords: WakeWordText
     private let onEvent: @Sendable (AssistantEvent) -> Void
     private let logger = Logger(label: "hotword.assistant")
 
@@ -162,7 +164,7 @@ actor Conversation {
 
     init(listener: Listener, output: AudioOutput?, recognizer: any SpeechRecognizer, synthesizer: (any SpeechSynthesizer)?,
          susi: SUSIClient, renderer: SUSIRenderer, cue: SynthesizedAudio?, hook: WakeHook?, bargeIn: Bool,
-         onEvent: @escaping @Sendable (AssistantEvent) -> Void) {
+         wakeWords: WakeWordText, onEvent: @escaping @Sendable (AssistantEvent) -> Void) {
         self.listener = listener
         self.output = output
         self.recognizer = recognizer
@@ -172,6 +174,7 @@ actor Conversation {
         self.cue = cue
         self.hook = hook
         self.bargeIn = bargeIn
+        self.wakeWords = wakeWords
         self.onEvent = onEvent
     }
 
@@ -195,7 +198,7 @@ actor Conversation {
             logger.info("wake word '\(detection.keyword)' (score \(detection.score)) at \(Self.seconds(position)) s")
             emit(.wake(keyword: detection.keyword, score: detection.score, time: Self.seconds(position)))
             runHook(detection)
-            if let cue { output?.enqueue(cue.samples, sampleRate: cue.sampleRate) }
+            if let cue { output?.enqueue(cue.samples, sampleRate: cue.sampleRate, kind: .sound) }
             setState(.recording)
         case .speechStarted(let position):
             emit(.utteranceStart(time: Self.seconds(position)))
@@ -318,7 +321,8 @@ actor Conversation {
             emit(.error(stage: .speak, message: error.description))
             return nil
         }
-        return await output.play(audio.samples, sampleRate: audio.sampleRate, epoch: epoch)
+        let kind: OwnOutputLog.Kind = wakeWords.occur(in: text) ? .wakeWordSpeech : .sound
+        return await output.play(audio.samples, sampleRate: audio.sampleRate, kind: kind, epoch: epoch)
     }
 
     private func endSession(_ id: Int) {
@@ -351,7 +355,7 @@ actor Conversation {
         logger.info("timer set for \(date)")
         timer = Task {
             do { try await Task.sleep(for: .milliseconds(Int(max(0, date.timeIntervalSinceNow) * 1000))) } catch { return }
-            if let cue { output?.enqueue(cue.samples, sampleRate: cue.sampleRate) }
+            if let cue { output?.enqueue(cue.samples, sampleRate: cue.sampleRate, kind: .sound) }
             var epoch = output?.currentEpoch ?? 0
             await perform([.print("SUSI: Time is up."), .speak("Time is up.", language: "en")], epoch: &epoch, session: nil)
         }

@@ -132,7 +132,7 @@ public struct RecordingSettings: Sendable, Equatable {
     /// Give up when no speech starts within this time after the detection.
     public var noSpeechTimeoutSeconds = 3.0
     /// Speech must last this long (without a break) to count as the start of the question.
-    public var minimumSpeechSeconds = 0.15
+    public var minimumSpeechSeconds = 0.1
     /// A 10 ms frame is speech when it is this many dB above the tracked noise floor…
     public var vadMarginDecibels: Float = 9
     /// …and above this absolute level (dB relative to full scale).

@@ -16,6 +16,7 @@ final class AudioOutput: @unchecked Sendable {  // @unchecked: `queue`, `epoch`,
     private struct Sound {
         let samples: [Float]
         let sampleRate: Int
+        let kind: OwnOutputLog.Kind
         let epoch: Int
         let finished: @Sendable (PlaybackOutcome) -> Void
     }
@@ -52,18 +53,20 @@ final class AudioOutput: @unchecked Sendable {  // @unchecked: `queue`, `epoch`,
     }
 
     /// Queues a sound without waiting for it.
-    func enqueue(_ samples: [Float], sampleRate: Int) {
+    func enqueue(_ samples: [Float], sampleRate: Int, kind: OwnOutputLog.Kind) {
         condition.withLock {
-            append(Sound(samples: samples, sampleRate: sampleRate, epoch: epoch, finished: { _ in }))
+            append(Sound(samples: samples, sampleRate: sampleRate, kind: kind, epoch: epoch, finished: { _ in }))
         }
     }
 
     /// Plays a sound made for `epoch` and returns once it has been heard (`.completed`), or
     /// when it was interrupted or is out of date (`.interrupted`).
-    func play(_ samples: [Float], sampleRate: Int, epoch soundEpoch: Int) async -> PlaybackOutcome {
+    func play(_ samples: [Float], sampleRate: Int, kind: OwnOutputLog.Kind, epoch soundEpoch: Int) async -> PlaybackOutcome {
         await withCheckedContinuation { continuation in
             condition.withLock {
-                let sound = Sound(samples: samples, sampleRate: sampleRate, epoch: soundEpoch) { continuation.resume(returning: $0) }
+                let sound = Sound(samples: samples, sampleRate: sampleRate, kind: kind, epoch: soundEpoch) {
+                    continuation.resume(returning: $0)
+                }
                 if soundEpoch != epoch || closed {
                     sound.finished(.interrupted)
                 } else {
@@ -109,7 +112,7 @@ final class AudioOutput: @unchecked Sendable {  // @unchecked: `queue`, `epoch`,
         while let sound = nextSound() {
             // A stop requested before this sound was queued must not cut it: let it happen first.
             stopper.sync {}
-            let token = ownOutput.begin()
+            let token = ownOutput.begin(sound.kind)
             var outcome: PlaybackOutcome
             do {
                 outcome = try device.play(sound.samples, sampleRate: sound.sampleRate)

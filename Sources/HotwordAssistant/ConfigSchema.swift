@@ -21,6 +21,15 @@ enum ConfigSchema {
         }
     }
 
+    /// Every key, dotted; a keyword table's keys appear under `wake.keywords."KEYWORD"`.
+    static var keyPaths: [String] {
+        sections.flatMap { name, section in
+            section.keys.map { key in
+                (name.isEmpty ? "" : name.replacingOccurrences(of: ".*", with: ".\"KEYWORD\"") + ".") + key.name
+            }
+        }.sorted()
+    }
+
     static func section(at path: [String]) -> Section? {
         // Keyword tables have the keyword as their name: wake.keywords."hey susi".
         let pattern = path.count == 3 && path[0] == "wake" && path[1] == "keywords" ? "wake.keywords.*" : dotted(path)
@@ -60,7 +69,7 @@ enum ConfigSchema {
         ], subsections: []),
         "cue": Section(keys: [
             key("enabled", .boolean) { $0.cue.enabled = $1 },
-            key("file", .string(allowEmpty: true)) { $0.cue.file = $1.isEmpty ? nil : $1 },
+            key("file", .path(allowEmpty: true)) { $0.cue.file = $1.isEmpty ? nil : $1 },
         ], subsections: []),
         "recording": Section(keys: [
             key("pre_roll_ms", .integer(0...3_000, "milliseconds")) { $0.recording.preRollSeconds = Double($1) / 1000 },
@@ -75,10 +84,10 @@ enum ConfigSchema {
             key("backend", .choice(SpeechToTextSettings.Backend.self)) { $0.stt.backend = $1 },
         ], subsections: ["pocketsphinx", "http", "command"]),
         "stt.pocketsphinx": Section(keys: [
-            key("acoustic_model", .string()) { $0.stt.pocketsphinx.acousticModel = $1 },
-            key("language_model", .string()) { $0.stt.pocketsphinx.languageModel = $1 },
-            key("dictionary", .string()) { $0.stt.pocketsphinx.dictionary = $1 },
-            key("log_file", .string(allowEmpty: true)) { $0.stt.pocketsphinx.logFile = $1.isEmpty ? nil : $1 },
+            key("acoustic_model", .path()) { $0.stt.pocketsphinx.acousticModel = $1 },
+            key("language_model", .path()) { $0.stt.pocketsphinx.languageModel = $1 },
+            key("dictionary", .path()) { $0.stt.pocketsphinx.dictionary = $1 },
+            key("log_file", .path(allowEmpty: true)) { $0.stt.pocketsphinx.logFile = $1.isEmpty ? nil : $1 },
         ], subsections: []),
         "stt.http": Section(keys: [
             key("url", .url) { $0.stt.http.url = $1 },
@@ -102,7 +111,7 @@ enum ConfigSchema {
             key("country_code", .string()) { $0.susi.countryCode = $1 },
             key("login", .string(allowEmpty: true)) { $0.susiLogin.login = $1 },
             key("password", .string(allowEmpty: true)) { $0.susiLogin.password = $1 },
-            key("token_file", .string()) { $0.susiLogin.tokenFile = URL(fileURLWithPath: $1) },
+            key("token_file", .path()) { $0.susiLogin.tokenFile = URL(fileURLWithPath: $1) },
             key("connect_timeout_s", .number(0.5...60, "seconds")) { $0.susi.timeouts.connect = .milliseconds(Int($1 * 1000)) },
             key("timeout_s", .number(1...300, "seconds")) { $0.susi.timeouts.total = .milliseconds(Int($1 * 1000)) },
             key("retries", .integer(0...10, "retries after the first attempt")) {
@@ -137,6 +146,14 @@ enum ConfigSchema {
         static func string(allowEmpty: Bool = false) -> Kind<String> {
             Kind<String>(expected: allowEmpty ? "a string (in quotes)" : "a non-empty string (in quotes)") { value in
                 value.string.flatMap { allowEmpty || !$0.isEmpty ? $0 : nil }
+            }
+        }
+
+        /// A file name; a leading `~` means the home folder.
+        static func path(allowEmpty: Bool = false) -> Kind<String> {
+            let text = string(allowEmpty: allowEmpty)
+            return Kind<String>(expected: text.expected) { value in
+                text.parse(value).map { NSString(string: $0).expandingTildeInPath }
             }
         }
 

@@ -25,6 +25,10 @@ public enum ConfigurationFiles {
 /// of a file is collected (unknown keys with a suggestion, values of the wrong type or out of
 /// range, each with its line) before anything is reported.
 public enum ConfigurationLoader {
+    /// Every key a file may set, dotted (`recording.trailing_silence_s`); the keys of keyword
+    /// tables appear as `wake.keywords."KEYWORD".sensitivity`.
+    public static var knownKeys: [String] { ConfigSchema.keyPaths }
+
     /// Applies `files` in order onto `base`; throws all problems found in any of them.
     public static func load(_ files: [String], onto base: AssistantConfiguration) throws(ConfigErrors) -> AssistantConfiguration {
         var configuration = base

@@ -198,9 +198,14 @@ final class Listener: @unchecked Sendable {
         guard !samples.isEmpty else { return }
         recorder.listen(samples)
         let end = position + UInt64(samples.count)
-        setRaisedThresholds(ownOutput.overlaps(position..<end))
+        let ownSound = ownOutput.strongest(in: position..<end)
+        setRaisedThresholds(ownSound != nil)
         let result = detector.process(samples)
         guard let detection = result.detections.first, wakeEnabled.load(ordering: .relaxed) else { return }
+        guard ownSound != .wakeWordSpeech else {
+            logger.info("'\(detection.keyword)' ignored: the assistant was saying it itself")
+            return
+        }
         let offset = UInt64((detection.time * Double(Self.sampleRate)).rounded())
         let detected = min(max(detectorOrigin + offset, position), end)
         emit(.wake(detection, position: detected))
@@ -214,7 +219,7 @@ final class Listener: @unchecked Sendable {
     private func record(_ samples: UnsafeBufferPointer<Float>, at position: UInt64) {
         guard !samples.isEmpty else { return }
         let end = position + UInt64(samples.count)
-        switch recorder.record(samples, ownOutput: ownOutput.overlaps(position..<end)) {
+        switch recorder.record(samples, ownOutput: ownOutput.strongest(in: position..<end) != nil) {
         case .recording:
             break
         case .speechStarted:

@@ -10,6 +10,18 @@ import Foundation
 /// The player thread writes, the listener thread reads; a lock guards a fixed table of recent
 /// ranges (no allocation after `init`).
 final class OwnOutputLog: @unchecked Sendable {  // @unchecked: all state is guarded by `lock`
+    /// How a sound of the assistant's own affects the wake-word detector while it may be heard.
+    enum Kind: Int, Comparable, Sendable {
+        /// Any sound (the cue, an answer): thresholds are raised, so only a clear wake word
+        /// spoken over it counts (barge-in).
+        case sound = 1
+        /// Speech that says (part of) a wake word, such as "I'm SUSI": it would sound just like
+        /// the user, so detections are ignored while it may be heard.
+        case wakeWordSpeech = 2
+
+        static func < (lhs: Kind, rhs: Kind) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
     struct Token {
         fileprivate let slot: Int
         fileprivate let serial: UInt64
@@ -20,6 +32,7 @@ final class OwnOutputLog: @unchecked Sendable {  // @unchecked: all state is gua
     private var starts: [UInt64]
     private var ends: [UInt64]
     private var serials: [UInt64]
+    private var kinds: [Kind]
     private var nextSerial: UInt64 = 1
     private let echoTail: UInt64
     private let capturePosition: @Sendable () -> UInt64
@@ -33,10 +46,11 @@ final class OwnOutputLog: @unchecked Sendable {  // @unchecked: all state is gua
         starts = [UInt64](repeating: 0, count: capacity)
         ends = [UInt64](repeating: 0, count: capacity)
         serials = [UInt64](repeating: 0, count: capacity)
+        kinds = [Kind](repeating: .sound, count: capacity)
     }
 
     /// A sound starts playing now.
-    func begin() -> Token {
+    func begin(_ kind: Kind) -> Token {
         let position = capturePosition()
         return lock.withLock {
             let slot = Int(nextSerial % UInt64(starts.count))
@@ -45,6 +59,7 @@ final class OwnOutputLog: @unchecked Sendable {  // @unchecked: all state is gua
             starts[slot] = position
             ends[slot] = .max
             serials[slot] = token.serial
+            kinds[slot] = kind
             return token
         }
     }
@@ -57,13 +72,16 @@ final class OwnOutputLog: @unchecked Sendable {  // @unchecked: all state is gua
         }
     }
 
-    /// Whether any of `positions` may hold the assistant's own sound.
-    func overlaps(_ positions: Range<UInt64>) -> Bool {
+    /// The strongest kind of own sound any of `positions` may hold; nil when none.
+    func strongest(in positions: Range<UInt64>) -> Kind? {
         lock.withLock {
+            var strongest: Kind?
             for slot in starts.indices where serials[slot] != 0 {
-                if starts[slot] < positions.upperBound && positions.lowerBound < ends[slot] { return true }
+                if starts[slot] < positions.upperBound && positions.lowerBound < ends[slot] {
+                    strongest = max(strongest ?? kinds[slot], kinds[slot])
+                }
             }
-            return false
+            return strongest
         }
     }
 }
