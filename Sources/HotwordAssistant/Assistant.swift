@@ -27,6 +27,9 @@ public final class Assistant: Sendable {
     /// - Parameter onEvent: called for every event, one at a time, in order.
     public init(configuration: AssistantConfiguration, onEvent: @escaping @Sendable (AssistantEvent) -> Void) throws(AssistantError) {
         self.configuration = configuration
+        // The microphone first: without one nothing else matters, and its error comes alone.
+        let capture: CaptureDevice
+        do throws(AudioDeviceError) { capture = try CaptureDevice(configuration.audio.capture) } catch { throw .capture(error) }
         var models: [KeywordModel] = []
         for name in configuration.wake.models {
             do throws(ModelFileError) { models.append(try ModelStore.load(named: name)) } catch { throw .model(error) }
@@ -40,9 +43,6 @@ public final class Assistant: Sendable {
                 return (keyword: keyword, normal: normal, duringOwnOutput: min(normal, configuration.wake.speakingSensitivity))
             }
         }
-        // The microphone first: without one nothing else matters, and its error comes alone.
-        let capture: CaptureDevice
-        do throws(AudioDeviceError) { capture = try CaptureDevice(configuration.audio.capture) } catch { throw .capture(error) }
         let recognizer = try Self.makeRecognizer(configuration.stt)
         let synthesizer = try Self.makeSynthesizer(configuration.tts)
         let cue = try Self.loadCue(configuration.cue)

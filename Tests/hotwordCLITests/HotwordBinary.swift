@@ -67,3 +67,74 @@ enum HotwordBinary {
         }
     }
 }
+
+/// A `hotword` process that keeps running (`hotword run`): its standard output line by line as
+/// it comes, Ctrl-C, and its end.
+final class RunningHotword: @unchecked Sendable {  // @unchecked: `stdoutLines` is guarded by `lock`
+    private let process = Process()
+    private let lock = NSLock()
+    private var stdoutLines: [String] = []
+    private let stderrText: Task<String, Never>
+    private let (exit, exited) = AsyncStream<Int32>.makeStream()
+
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = HotwordBinary.url
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        let exited = exited
+        process.terminationHandler = {
+            exited.yield($0.terminationStatus)
+            exited.finish()
+        }
+        try process.run()
+        let errorReader = errors.fileHandleForReading
+        let (errorText, errorDone) = AsyncStream<String>.makeStream()
+        Thread {
+            errorDone.yield(String(decoding: errorReader.readDataToEndOfFile(), as: UTF8.self))
+            errorDone.finish()
+        }.start()
+        stderrText = Task { await errorText.first { _ in true } ?? "" }
+        let reader = output.fileHandleForReading
+        Thread { [self] in
+            var pending = Data()
+            while case let data = reader.availableData, !data.isEmpty {
+                pending += data
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                    lock.withLock { stdoutLines.append(line) }
+                    pending = Data(pending[(newline + 1)...])
+                }
+            }
+        }.start()
+    }
+
+    /// The lines printed so far.
+    var lines: [String] { lock.withLock { stdoutLines } }
+
+    /// Waits until a printed line satisfies `condition` (true) or `timeout` passes (false).
+    func waitForLine(timeout: Duration = .seconds(60), _ condition: (String) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if lines.contains(where: condition) { return true }
+            if !process.isRunning { return lines.contains(where: condition) }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    /// Sends Ctrl-C and waits for the end; kills it if it does not end within `timeout`.
+    func stop(timeout: Duration = .seconds(10)) async -> (status: Int32, stderr: String) {
+        if process.isRunning { process.interrupt() }
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            process.terminate()
+        }
+        defer { watchdog.cancel() }
+        var status: Int32 = -1
+        for await code in exit { status = code }
+        return (status, await stderrText.value)
+    }
+}

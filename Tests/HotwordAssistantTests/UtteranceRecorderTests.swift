@@ -1,0 +1,151 @@
+import Foundation
+import HotwordAssistant
+import HotwordTestSupport
+import Testing
+
+/// The recorder on synthesized audio: quiet noise as the room, loud noise bursts as syllables,
+/// fed in capture-sized chunks as the listener feeds it.
+@Suite("UtteranceRecorder endpointing")
+struct UtteranceRecorderTests {
+    static let rate = UtteranceRecorder.sampleRate
+    static let chunk = 512
+
+    static func samples(_ seconds: Double) -> Int { Int((seconds * Double(rate)).rounded()) }
+
+    /// Background noise at about -65 dBFS.
+    static func room(_ seconds: Double, seed: UInt64 = 1) -> [Float] {
+        var generator = SeededGenerator(seed: seed)
+        return generator.floats(samples(seconds), scale: 0.001)
+    }
+
+    /// `syllables` bursts of loud noise (180 ms) separated by 70 ms of room.
+    static func speech(syllables: Int, seed: UInt64 = 2) -> [Float] {
+        var generator = SeededGenerator(seed: seed)
+        var result: [Float] = []
+        for _ in 0..<syllables {
+            result += generator.floats(samples(0.18), scale: 0.3)
+            result += generator.floats(samples(0.07), scale: 0.001)
+        }
+        return result
+    }
+
+    /// A recorder that has heard a second of the room, started with `preRoll`.
+    static func recorder(_ settings: RecordingSettings = RecordingSettings(), preRoll: [Float]) -> UtteranceRecorder {
+        let recorder = UtteranceRecorder(settings: settings)
+        room(1, seed: 9).withUnsafeBufferPointer { recorder.listen($0) }
+        preRoll.withUnsafeBufferPointer { recorder.start(preRoll: $0) }
+        return recorder
+    }
+
+    /// What feeding `audio` chunk by chunk gave: statuses in order, and how many samples of
+    /// `audio` the recording took.
+    static func feed(_ recorder: UtteranceRecorder, _ audio: [Float], ownOutput: (Range<Int>) -> Bool = { _ in false })
+        -> (statuses: [RecordingStatus], taken: Int) {
+        var statuses: [RecordingStatus] = []
+        var start = 0
+        while start < audio.count, recorder.isRecording {
+            let end = min(start + chunk, audio.count)
+            let status = audio[start..<end].withUnsafeBufferPointer { recorder.record($0, ownOutput: ownOutput(start..<end)) }
+            statuses.append(status)
+            switch status {
+            case .finished(_, let consumed), .noSpeech(let consumed):
+                return (statuses, start + consumed)
+            case .recording, .speechStarted:
+                start = end
+            }
+        }
+        return (statuses, start)
+    }
+
+    @Test func speechThenSilenceEndsAfterTheTrailingSilenceWithThePreRollFirst() throws {
+        let preRoll = (0..<Self.samples(0.3)).map { Float($0) / 100_000 }  // recognisable values
+        let speech = Self.speech(syllables: 4)
+        let lastLoud = Self.samples(0.25) + speech.lastIndex { abs($0) > 0.01 }! + 1
+        let audio = Self.room(0.25) + speech + Self.room(3)
+        let recorder = Self.recorder(preRoll: preRoll)
+
+        let (statuses, taken) = Self.feed(recorder, audio)
+
+        #expect(statuses.filter { $0 == .speechStarted }.count == 1)
+        guard case .finished(let utterance, _)? = statuses.last else {
+            Issue.record("no utterance: \(statuses)")
+            return
+        }
+        #expect(utterance.end == .trailingSilence)
+        #expect(Array(utterance.samples.prefix(preRoll.count)) == preRoll)
+        #expect(utterance.preRollCount == preRoll.count)
+        #expect(Array(utterance.samples.dropFirst(preRoll.count)) == Array(audio.prefix(taken)))
+        // Speech starts with the first burst (frames are 10 ms)…
+        #expect(abs(utterance.speechStart - (preRoll.count + Self.samples(0.25))) <= 160)
+        // …and the utterance ends 0.8 s after the last loud sample.
+        #expect(abs(taken - (lastLoud + Self.samples(0.8))) <= 2 * 160, "ended \(Double(taken - lastLoud) / 16_000) s after the speech")
+        #expect(!recorder.isRecording)
+    }
+
+    @Test func noSpeechGivesUpAfterTheTimeoutToTheSample() {
+        let recorder = Self.recorder(preRoll: Self.room(0.3))
+        let (statuses, taken) = Self.feed(recorder, Self.room(5))
+        #expect(statuses.last == .noSpeech(consumed: Self.samples(3) % Self.chunk))
+        #expect(taken == Self.samples(3))
+        #expect(!statuses.contains(.speechStarted))
+    }
+
+    @Test func endlessSpeechStopsAtTheMaximumLength() {
+        var settings = RecordingSettings()
+        settings.maxLengthSeconds = 2
+        let recorder = Self.recorder(settings, preRoll: Self.room(0.3))
+        let (statuses, taken) = Self.feed(recorder, Self.speech(syllables: 20))
+        guard case .finished(let utterance, _)? = statuses.last else {
+            Issue.record("no utterance: \(statuses)")
+            return
+        }
+        #expect(utterance.end == .maxLength)
+        #expect(taken == Self.samples(2))
+        #expect(utterance.samples.count == Self.samples(0.3) + Self.samples(2))
+    }
+
+    @Test func theAssistantsOwnCueIsNotTakenForSpeech() {
+        // A loud 200 ms tone right after the detection, as the cue would sound in the room.
+        let tone = (0..<Self.samples(0.2)).map { 0.3 * Float(sin(2 * Double.pi * 880 * Double($0) / 16_000)) }
+        let audio = tone + Self.room(4)
+        let cueRange = 0..<tone.count
+
+        let marked = Self.feed(Self.recorder(preRoll: []), audio) { $0.overlaps(cueRange) }
+        #expect(marked.statuses.last == .noSpeech(consumed: Self.samples(3) % Self.chunk))
+
+        // The same tone, not marked as the assistant's own, would have been a question.
+        let unmarked = Self.feed(Self.recorder(preRoll: []), audio)
+        #expect(unmarked.statuses.contains(.speechStarted))
+    }
+
+    @Test func aClickShorterThanTheMinimumSpeechDoesNotStartTheQuestion() {
+        var generator = SeededGenerator(seed: 5)
+        let click = generator.floats(Self.samples(0.05), scale: 0.5)
+        let (statuses, _) = Self.feed(Self.recorder(preRoll: []), Self.room(0.5) + click + Self.room(4))
+        #expect(statuses.last == .noSpeech(consumed: Self.samples(3) % Self.chunk))
+    }
+
+    @Test func aShortStreamGivesWhatPreRollThereIs() {
+        let recorder = Self.recorder(preRoll: [0.1, 0.2, 0.3])
+        let (statuses, _) = Self.feed(recorder, Self.room(0.1) + Self.speech(syllables: 2) + Self.room(1))
+        guard case .finished(let utterance, _)? = statuses.last else {
+            Issue.record("no utterance: \(statuses)")
+            return
+        }
+        #expect(utterance.preRollCount == 3)
+        #expect(Array(utterance.samples.prefix(3)) == [0.1, 0.2, 0.3])
+    }
+
+    @Test func realSpeechWithPausesBetweenWordsIsKeptWhole() async throws {
+        let spoken = try await SpeechFixtures.speech("what is the weather like today")
+        let lastLoud = spoken.lastIndex { abs($0) > 0.02 }!
+        let (statuses, taken) = Self.feed(Self.recorder(preRoll: []), Self.room(0.2) + spoken + Self.room(2))
+        guard case .finished(let utterance, _)? = statuses.last else {
+            Issue.record("no utterance: \(statuses)")
+            return
+        }
+        #expect(utterance.end == .trailingSilence)
+        let after = Double(taken - Self.samples(0.2) - lastLoud) / 16_000
+        #expect(after >= 0.75 && after <= 0.95, "ended \(after) s after the last word")
+    }
+}

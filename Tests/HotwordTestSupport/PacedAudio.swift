@@ -1,0 +1,173 @@
+import Foundation
+
+/// A microphone that speaks in (a multiple of) real time, for tests of the live assistant.
+///
+/// ALSA's file plugin replays a file as fast as it is read; a FIFO in its place lets the test
+/// decide when audio arrives: this writes queued audio (and silence when nothing is queued)
+/// into the FIFO one capture period at a time, `speed` periods per period of real time.
+/// Chunks are exactly one period (1024 bytes, written atomically), so the device, which reads
+/// a period at a time, never sees a partial one. The FIFO is held open for reading too, so
+/// nothing blocks: not opening it, not a device that stops reading (writing waits instead).
+public final class PacedMicrophone: @unchecked Sendable {  // @unchecked: `queue` and `stopping` are guarded by `lock`
+    /// Frames per chunk: the capture period the assistant's tests configure (32 ms at 16 kHz).
+    public static let chunkFrames = 512
+    public static let sampleRate = 16_000
+
+    public let fifo: URL
+    private let descriptor: Int32
+    private let speed: Double
+    private let lock = NSLock()
+    private var queue: [Int16] = []
+    private var queueStart = 0
+    private var stopping = false
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Creates the FIFO `microphone.fifo` in `folder` and starts writing silence into it.
+    public init(folder: URL, speed: Double = 4) throws {
+        fifo = folder.appendingPathComponent("microphone.fifo")
+        guard mkfifo(fifo.path, 0o600) == 0 else { throw PacedAudioError(path: fifo.path, call: "mkfifo") }
+        descriptor = open(fifo.path, O_RDWR | O_NONBLOCK)
+        guard descriptor >= 0 else { throw PacedAudioError(path: fifo.path, call: "open") }
+        shrinkPipe(descriptor)
+        self.speed = speed
+        let thread = Thread { [self] in writeChunks() }
+        thread.name = "paced-microphone"
+        thread.start()
+    }
+
+    /// The ALSA test device that captures from this microphone.
+    public var deviceName: String { ALSATestDevices.capture(replaying: fifo) }
+
+    /// Queues 16 kHz audio to be "said" after what is already queued.
+    public func say(_ samples: [Float]) {
+        let converted = samples.map { Int16((max(-1, min(1, $0)) * 32767).rounded()) }
+        lock.withLock { queue += converted }
+    }
+
+    /// Seconds of queued audio not yet written.
+    public var pendingSeconds: Double {
+        lock.withLock { Double(queue.count - queueStart) / Double(Self.sampleRate) }
+    }
+
+    /// Waits until everything queued has gone into the FIFO (plus `margin` of silence after it).
+    public func waitUntilSaid(margin: Duration = .zero, timeout: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while pendingSeconds > 0 {
+            guard ContinuousClock.now < deadline else { throw PacedAudioError(path: fifo.path, call: "waitUntilSaid (timed out)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try await Task.sleep(for: margin / speed)
+    }
+
+    /// Stops writing and closes the FIFO.
+    public func close() {
+        guard lock.withLock({ () -> Bool in
+            defer { stopping = true }
+            return !stopping
+        }) else { return }
+        finished.wait()
+        Foundation.close(descriptor)
+        unlink(fifo.path)
+    }
+
+    private func writeChunks() {
+        let tick = Double(Self.chunkFrames) / Double(Self.sampleRate) / speed
+        var chunk = [Int16](repeating: 0, count: Self.chunkFrames)
+        var pending = false
+        while !lock.withLock({ stopping }) {
+            if !pending {
+                lock.withLock {
+                    let count = min(Self.chunkFrames, queue.count - queueStart)
+                    for index in 0..<Self.chunkFrames { chunk[index] = index < count ? queue[queueStart + index] : 0 }
+                    queueStart += count
+                    if queueStart == queue.count {
+                        queue.removeAll()
+                        queueStart = 0
+                    }
+                }
+            }
+            let written = chunk.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            pending = written < 0  // full (nobody reading yet): the same chunk again next time
+            Thread.sleep(forTimeInterval: tick)
+        }
+        finished.signal()
+    }
+}
+
+/// A loudspeaker that plays in (a multiple of) real time, for tests of barge-in: the ALSA test
+/// playback device writes into a FIFO that this reads at `speed` × real time, so playing takes
+/// time, as on a real device. Everything read is kept.
+public final class PacedLoudspeaker: @unchecked Sendable {  // @unchecked: `bytes` and `stopping` are guarded by `lock`
+    public let fifo: URL
+    public let sampleRate: Int
+    private let descriptor: Int32
+    private let speed: Double
+    private let lock = NSLock()
+    private var bytes: [UInt8] = []
+    private var stopping = false
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Creates the FIFO `loudspeaker.fifo` in `folder`; the device must be opened at `sampleRate` 16-bit mono.
+    public init(folder: URL, sampleRate: Int, speed: Double = 4) throws {
+        fifo = folder.appendingPathComponent("loudspeaker.fifo")
+        guard mkfifo(fifo.path, 0o600) == 0 else { throw PacedAudioError(path: fifo.path, call: "mkfifo") }
+        descriptor = open(fifo.path, O_RDWR | O_NONBLOCK)
+        guard descriptor >= 0 else { throw PacedAudioError(path: fifo.path, call: "open") }
+        shrinkPipe(descriptor)
+        self.sampleRate = sampleRate
+        self.speed = speed
+        let thread = Thread { [self] in readChunks() }
+        thread.name = "paced-loudspeaker"
+        thread.start()
+    }
+
+    /// The ALSA test device that plays into this loudspeaker.
+    public var deviceName: String { ALSATestDevices.playback(into: fifo) }
+
+    /// What has been played so far, as 16-bit samples.
+    public var samples: [Int16] {
+        lock.withLock {
+            stride(from: 0, to: bytes.count - 1, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
+        }
+    }
+
+    public var playedSeconds: Double {
+        lock.withLock { Double(bytes.count / 2) / Double(sampleRate) }
+    }
+
+    /// Stops reading and closes the FIFO.
+    public func close() {
+        guard lock.withLock({ () -> Bool in
+            defer { stopping = true }
+            return !stopping
+        }) else { return }
+        finished.wait()
+        Foundation.close(descriptor)
+        unlink(fifo.path)
+    }
+
+    private func readChunks() {
+        let tickSeconds = 0.02
+        let chunkBytes = Int(Double(sampleRate) * tickSeconds * speed) * 2
+        var chunk = [UInt8](repeating: 0, count: chunkBytes)
+        while !lock.withLock({ stopping }) {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, chunkBytes) }
+            if count > 0 { lock.withLock { bytes += chunk[..<count] } }
+            Thread.sleep(forTimeInterval: tickSeconds)
+        }
+        finished.signal()
+    }
+}
+
+/// Linux pipes hold 64 KiB, two seconds of 16 kHz audio: too much slack for timing tests.
+/// One page (128 ms of 16 kHz audio) keeps what is in flight short.
+private func shrinkPipe(_ descriptor: Int32) {
+    let setPipeSize: Int32 = 1031  // F_SETPIPE_SZ
+    _ = fcntl(descriptor, setPipeSize, 4096)
+}
+
+public struct PacedAudioError: Error, CustomStringConvertible {
+    public let path: String
+    public let call: String
+    public var description: String { "\(call) failed for \(path): \(String(cString: strerror(errno)))" }
+}
