@@ -43,8 +43,10 @@ public final class Assistant: Sendable {
                 return (keyword: keyword, normal: normal, duringOwnOutput: min(normal, configuration.wake.speakingSensitivity))
             }
         }
-        let recognizer = try Self.makeRecognizer(configuration.stt)
-        let synthesizer = try Self.makeSynthesizer(configuration.tts)
+        let recognizer: any SpeechRecognizer
+        do throws(SpeechToTextError) { recognizer = try configuration.stt.selected.makeRecognizer() } catch { throw .speechToText(error) }
+        let synthesizer: (any SpeechSynthesizer)?
+        do throws(TextToSpeechError) { synthesizer = try configuration.tts.selected.makeSynthesizer() } catch { throw .textToSpeech(error) }
         let cue = try Self.loadCue(configuration.cue)
         let ring = SampleRing(minimumCapacity: 30 * Listener.sampleRate)
         let ownOutput = OwnOutputLog(echoTail: configuration.wake.echoTailMilliseconds * Listener.sampleRate / 1000,
@@ -91,38 +93,6 @@ public final class Assistant: Sendable {
     }
 
     // MARK: Parts
-
-    private static func makeRecognizer(_ settings: SpeechToTextSettings) throws(AssistantError) -> any SpeechRecognizer {
-        do {
-            switch settings.backend {
-            case .pocketsphinx:
-                return try PocketSphinxRecognizer(settings.pocketsphinx)
-            case .http:
-                return HTTPRecognizer(settings.http)
-            case .command:
-                return try CommandRecognizer(arguments: settings.commandArguments,
-                                             timeout: .milliseconds(Int(settings.commandTimeoutSeconds * 1000)))
-            }
-        } catch {
-            throw .speechToText(error)
-        }
-    }
-
-    private static func makeSynthesizer(_ settings: TextToSpeechSettings) throws(AssistantError) -> (any SpeechSynthesizer)? {
-        do {
-            switch settings.backend {
-            case .espeak:
-                return try EspeakSynthesizer(settings.espeak)
-            case .command:
-                return try CommandSynthesizer(arguments: settings.commandArguments,
-                                              timeout: .milliseconds(Int(settings.commandTimeoutSeconds * 1000)))
-            case .none:
-                return nil
-            }
-        } catch {
-            throw .textToSpeech(error)
-        }
-    }
 
     private static func loadCue(_ settings: CueSettings) throws(AssistantError) -> SynthesizedAudio? {
         guard settings.enabled else { return nil }
@@ -376,6 +346,7 @@ actor Conversation {
     }
 
     private func emit(_ event: AssistantEvent) {
+        if case .error(let stage, let message) = event { logger.error("\(stage): \(message)") }
         onEvent(event)
     }
 

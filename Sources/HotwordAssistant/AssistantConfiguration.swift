@@ -156,6 +156,15 @@ public struct SpeechToTextSettings: Sendable, Equatable {
     public var commandTimeoutSeconds = 60.0
 
     public init() {}
+
+    /// The chosen backend with its settings.
+    public var selected: SpeechToTextBackend {
+        switch backend {
+        case .pocketsphinx: .pocketsphinx(pocketsphinx)
+        case .http: .http(http)
+        case .command: .command(arguments: commandArguments, timeout: .milliseconds(Int(commandTimeoutSeconds * 1000)))
+        }
+    }
 }
 
 /// The SUSI account in `[susi]`; both empty for anonymous use. The password is never shown:
@@ -193,6 +202,15 @@ public struct TextToSpeechSettings: Sendable, Equatable {
     public var commandTimeoutSeconds = 60.0
 
     public init() {}
+
+    /// The chosen backend with its settings.
+    public var selected: TextToSpeechBackend {
+        switch backend {
+        case .espeak: .espeak(espeak)
+        case .command: .command(arguments: commandArguments, timeout: .milliseconds(Int(commandTimeoutSeconds * 1000)))
+        case .none: .none
+        }
+    }
 }
 
 /// `[events]`: programs run when something happens.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HotwordAssistant
+import HotwordAudio
 import Logging
 
 /// `hotword ask "question"`: one question to SUSI.AI, answer printed.
@@ -8,7 +9,7 @@ struct AskCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ask",
         abstract: "Ask SUSI.AI a question and print the answer.",
-        discussion: "Prints SUSI's answers as 'SUSI: …' lines, tables as aligned columns, news items and links.")
+        discussion: "Prints SUSI's answers as 'SUSI: …' lines, tables as aligned columns, news items and links; --speak also says them (espeak-ng).")
 
     @Argument(help: "The question, e.g. \"what is the weather in berlin\".")
     var query: String
@@ -24,6 +25,15 @@ struct AskCommand: AsyncParsableCommand {
 
     @Flag(help: "Also report actions this command cannot perform, and log requests to standard error.")
     var verbose = false
+
+    @Flag(help: "Also speak the answer.")
+    var speak = false
+
+    @Option(help: "With --speak: the espeak-ng voice (en-us, de, en-us+f3; see `espeak-ng --voices`).")
+    var voice = EspeakConfiguration().voice
+
+    @Option(help: "With --speak: the ALSA playback device; `hotword devices` lists them.")
+    var playbackDevice = "default"
 
     func validate() throws {
         guard !query.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("The question is empty.") }
@@ -48,20 +58,42 @@ struct AskCommand: AsyncParsableCommand {
             print(reply.json)
             return
         }
+        var spoken: [String] = []
         for step in SUSIRenderer(verbose: verbose).steps(for: reply) {
-            show(step, prefix: "")
+            show(step, prefix: "", spoken: &spoken)
+        }
+        if speak { try await say(spoken) }
+    }
+
+    /// Says `texts` one after the other through `playbackDevice`.
+    private func say(_ texts: [String]) async throws {
+        do {
+            let synthesizer = try EspeakSynthesizer(EspeakConfiguration(voice: voice))
+            let speaker = try PlaybackDevice(PlaybackConfiguration(device: playbackDevice))
+            defer { speaker.close() }
+            for text in texts {
+                let audio = try await synthesizer.synthesize(text)
+                try await BlockingWork.run { () throws(AudioDeviceError) in
+                    if try speaker.play(audio.samples, sampleRate: audio.sampleRate) == .completed { speaker.drain() }
+                }
+            }
+        } catch let error as AudioDeviceError where error.suggestsAnotherDevice {
+            throw CommandFailure("\(error) and choose one with --playback-device NAME")
+        } catch {
+            throw CommandFailure("\(error)")
         }
     }
 
-    private func show(_ step: SUSIStep, prefix: String) {
+    private func show(_ step: SUSIStep, prefix: String, spoken: inout [String]) {
         switch step {
         case .print(let text):
             print(prefix + text)
-        case .speak:
-            break  // Its text came in the `print` step before it; speaking it is for a text-to-speech option.
+        case .speak(let text, _):
+            // Its text came in the `print` step before it; a planned answer is only shown.
+            if prefix.isEmpty { spoken.append(text) }
         case .planned(let delay, let steps):
             // A one-shot command cannot wait for a reminder: show it now, marked with its delay.
-            for planned in steps { show(planned, prefix: prefix + "[in \(SUSIStep.format(delay))] ") }
+            for planned in steps { show(planned, prefix: prefix + "[in \(SUSIStep.format(delay))] ", spoken: &spoken) }
         case .unknown(let text):
             note(text)
         case .setVolume, .stopSpeaking, .playback, .setTimer, .resetTimer:

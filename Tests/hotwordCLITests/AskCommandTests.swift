@@ -82,4 +82,33 @@ struct AskCommandTests {
         #expect(result.status == 64)
         #expect(result.stderr.contains("--server must be an http or https URL"))
     }
+
+    @Test func speakSaysTheAnswerThroughTheLoudspeaker() async throws {
+        let server = try SUSITestServer(fallback: .planned("Stretch your legs!", delayMilliseconds: 60_000))
+        defer { server.shutdown() }
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let played = folder.appendingPathComponent("played.raw")
+        let result = try await HotwordBinary.run(["ask", "remind me to stretch", "--speak", "--server", server.baseURL.absoluteString,
+                                                  "--playback-device", ALSATestDevices.playback(into: played)])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "SUSI: OK, I will remind you.\n[in 1 min] SUSI: Stretch your legs!\n")
+        // "OK, I will remind you." at 48 kHz (the planned answer is only shown): about a second.
+        let samples = ALSATestDevices.samples(ofRaw: try Data(contentsOf: played))
+        let seconds = Double(samples.count) / 48_000
+        #expect((0.6...3).contains(seconds), "played \(seconds) s")
+        #expect(samples.contains { abs(Int($0)) > 3000 })
+    }
+
+    @Test func speakNamesAMissingLoudspeakerInOneLine() async throws {
+        let server = try SUSITestServer(fallback: .answer("Hi!"))
+        defer { server.shutdown() }
+        _ = ALSATestDevices.configPath
+        let result = try await HotwordBinary.run(["ask", "hi", "--speak", "--server", server.baseURL.absoluteString,
+                                                  "--playback-device", ALSATestDevices.missingName])
+        #expect(result.status == 1)
+        #expect(result.stdout == "SUSI: Hi!\n")
+        #expect(result.stderr == "Error: playback device '\(ALSATestDevices.missingName)' could not be opened: No such file or directory"
+            + " — list devices with `hotword devices` and choose one with --playback-device NAME\n")
+    }
 }

@@ -1,0 +1,232 @@
+import Foundation
+import HotwordAudio
+import HotwordTestSupport
+import Testing
+
+/// `hotword run` end to end: speech into a real ALSA capture device (the file plugin reading a
+/// FIFO, paced at 4× real time), the shipped wake-word model, pocketsphinx, the local SUSI test
+/// server, espeak-ng into a real ALSA playback device (the file plugin writing a file).
+@Suite("hotword run")
+struct RunCommandTests {
+    /// The voice pocketsphinx recognises best, as in the speech tests.
+    static let voice = "en-us+klatt4"
+    static let modelHelp = """
+        hotword run needs the wake-word model hey_susi: the shipped Models/hey_susi.hwks, or a \
+        folder holding a hey_susi.hwks in HOTWORD_MODELS
+        """
+
+    /// 16 kHz speech of `text` by espeak-ng, made with `hotword say`.
+    static func speech(_ text: String, in folder: URL) async throws -> [Float] {
+        let wav = folder.appendingPathComponent("speech-\(UUID().uuidString).wav")
+        let result = try await HotwordBinary.run(["say", text, "--voice", voice, "--out", wav.path])
+        try #require(result.status == 0, "hotword say: \(result.stderr)")
+        return try AudioFileReader.read(wav).samples
+    }
+
+    static func silence(_ seconds: Double) -> [Float] {
+        [Float](repeating: 0, count: Int(seconds * 16_000))
+    }
+
+    /// A configuration for the test devices and server (TOML literal strings: device names hold quotes).
+    static func configuration(in folder: URL, microphone: String, loudspeaker: String, server: URL, extra: String = "") throws -> URL {
+        let file = folder.appendingPathComponent("hotword.toml")
+        try Data("""
+            [audio]
+            capture_device = '\(microphone)'
+            playback_device = '\(loudspeaker)'
+            playback_rate = 16000
+            [susi]
+            server = '\(server.absoluteString)'
+            retries = 0
+            timeout_s = 5
+            \(extra)
+            """.utf8).write(to: file)
+        return file
+    }
+
+    /// The JSON events among `lines`.
+    static func events(_ lines: [String]) -> [[String: Any]] {
+        lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    static func requireModel(_ stderr: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        if stderr.contains("no model named 'hey_susi'") {
+            Issue.record(Comment(rawValue: modelHelp), sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func aQuestionAfterTheWakeWordIsAskedPrintedAndSpoken() async throws {
+        _ = ALSATestDevices.configPath
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try SUSITestServer(fallback: .answer("It is sunny and warm in Berlin today."))
+        defer { server.shutdown() }
+        let microphone = try PacedMicrophone(folder: folder)
+        defer { microphone.close() }
+        let played = folder.appendingPathComponent("played.raw")
+        let config = try Self.configuration(in: folder, microphone: microphone.deviceName,
+                                            loudspeaker: ALSATestDevices.playback(into: played), server: server.baseURL)
+        // The detector needs a couple of seconds of audio before it can hear anything.
+        microphone.say(Self.silence(2.5) + (try await Self.speech("hey susi, what is the weather like today", in: folder)))
+
+        let assistant = try RunningHotword(["run", "--config", config.path, "--json"])
+        let answered = await assistant.waitForLine { $0.contains(#""event":"answer""#) }
+        let listening = await assistant.waitForLine(timeout: .seconds(20)) { _ in
+            Self.events(assistant.lines).filter { $0["state"] as? String == "listening" }.count >= 2
+        }
+        try await microphone.waitUntilSaid(margin: .seconds(2))  // more audio: no second wake
+        let (status, stderr) = await assistant.stop()
+
+        Self.requireModel(stderr)
+        #expect(answered && listening, "stdout: \(assistant.lines)\nstderr: \(stderr)")
+        #expect(status == 0)
+        let events = Self.events(assistant.lines)
+        #expect(events.count == assistant.lines.count, "every line is a JSON event")
+        let wakes = events.filter { $0["event"] as? String == "wake" }
+        #expect(wakes.count == 1)
+        #expect(wakes.first?["keyword"] as? String == "hey susi")
+        let transcript = try #require(events.first { $0["event"] as? String == "transcript" }?["text"] as? String)
+        #expect(transcript.split(separator: " ").contains("weather"), "heard \"\(transcript)\"")
+        #expect(server.chatRequests.count == 1)
+        #expect(server.chatRequests.first?.query("q") == transcript)
+        #expect(events.contains { $0["event"] as? String == "answer" && $0["text"] as? String == "SUSI: It is sunny and warm in Berlin today." })
+        let states = events.compactMap { $0["state"] as? String }
+        #expect(states == ["listening", "recording", "transcribing", "asking", "speaking", "listening"])
+        // The cue and the spoken answer went to the loudspeaker, at 16 kHz.
+        let samples = ALSATestDevices.samples(ofRaw: try Data(contentsOf: played)).map { Float($0) / 32768 }
+        let seconds = Double(samples.count) / 16_000
+        #expect((1.5...6).contains(seconds), "played \(seconds) s")
+        let rms = (samples.reduce(0) { $0 + $1 * $1 } / Float(max(samples.count, 1))).squareRoot()
+        #expect(rms > 0.02, "rms \(rms)")
+    }
+
+    @Test func speechWithoutTheWakeWordAsksNothing() async throws {
+        _ = ALSATestDevices.configPath
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try SUSITestServer()
+        defer { server.shutdown() }
+        let microphone = try PacedMicrophone(folder: folder)
+        defer { microphone.close() }
+        let played = folder.appendingPathComponent("played.raw")
+        let config = try Self.configuration(in: folder, microphone: microphone.deviceName,
+                                            loudspeaker: ALSATestDevices.playback(into: played), server: server.baseURL)
+        microphone.say(Self.silence(2.5) + (try await Self.speech("what is the weather like today", in: folder))
+            + Self.silence(0.5) + (try await Self.speech("play some music, please", in: folder)))
+
+        let assistant = try RunningHotword(["run", "--config", config.path])
+        try await microphone.waitUntilSaid(margin: .seconds(2))
+        let (status, stderr) = await assistant.stop()
+
+        Self.requireModel(stderr)
+        #expect(status == 0, "\(stderr)")
+        #expect(assistant.lines == [])
+        #expect(server.requests.isEmpty)
+        #expect(stderr.contains("state: listening") && !stderr.contains("wake word"))
+        #expect((try? Data(contentsOf: played))?.isEmpty ?? true, "nothing played")
+    }
+
+    @Test func anUnreachableServerIsApologisedForAndListeningGoesOn() async throws {
+        _ = ALSATestDevices.configPath
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let microphone = try PacedMicrophone(folder: folder)
+        defer { microphone.close() }
+        let played = folder.appendingPathComponent("played.raw")
+        let config = try Self.configuration(in: folder, microphone: microphone.deviceName,
+                                            loudspeaker: ALSATestDevices.playback(into: played),
+                                            server: URL(string: "http://127.0.0.1:1")!)
+        microphone.say(Self.silence(2.5) + (try await Self.speech("hey susi, what time is it", in: folder)))
+
+        let assistant = try RunningHotword(["run", "--config", config.path, "--no-cue"])
+        let apologised = await assistant.waitForLine { $0.hasPrefix("SUSI: ") }
+        // Spoken too (after it was printed), without a cue before it.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ((try? Data(contentsOf: played))?.count ?? 0) < 32_000, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let (status, stderr) = await assistant.stop()
+
+        Self.requireModel(stderr)
+        #expect(apologised, "stdout: \(assistant.lines)\nstderr: \(stderr)")
+        #expect(status == 0)
+        #expect(assistant.lines.count == 2)
+        #expect(assistant.lines.first?.hasPrefix("You: ") == true)
+        #expect(assistant.lines.last == "SUSI: I can't reach SUSI right now.")
+        #expect(stderr.contains("error hotword.assistant: [HotwordAssistant] ask: SUSI server unreachable"))
+        #expect(ALSATestDevices.samples(ofRaw: try Data(contentsOf: played)).count >= 16_000)
+    }
+
+    @Test func withoutACaptureDeviceItSaysSoInOneLine() async throws {
+        _ = ALSATestDevices.configPath
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("hotword.toml")
+        try Data("[audio]\ncapture_device = \"from_the_file\"\n".utf8).write(to: config)
+
+        // --device wins over the file.
+        let result = try await HotwordBinary.run(["run", "--config", config.path, "--device", ALSATestDevices.missingName])
+
+        #expect(result.status == 1)
+        #expect(result.stdout == "")
+        #expect(result.stderr == "Error: capture device '\(ALSATestDevices.missingName)' could not be opened: No such file or directory"
+            + " — list devices with `hotword devices` and choose one with --device NAME or capture_device in [audio] of hotword.toml\n")
+    }
+
+    @Test func aBrokenConfigurationIsReportedBeforeAnythingStarts() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("hotword.toml")
+        try Data("[recording]\nmax_lenght_s = 5\n".utf8).write(to: config)
+        let result = try await HotwordBinary.run(["run", "--config", config.path])
+        #expect(result.status == 1)
+        #expect(result.stderr == "Error: \(config.path):2: unknown key 'recording.max_lenght_s' (did you mean 'max_length_s'?)\n")
+    }
+}
+
+@Suite("hotword config check")
+struct ConfigCheckCommandTests {
+    @Test func problemsAreListedWithTheirLinesAndExitStatus78() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("hotword.toml")
+        try Data("""
+            [audio]
+            volume = 120
+            [wake]
+            sensitivty = 0.4
+            models = ["no_such_model"]
+            """.utf8).write(to: config)
+        let result = try await HotwordBinary.run(["config", "check", config.path])
+        #expect(result.status == 78)
+        #expect(result.stdout == "")
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines == [
+            "\(config.path):2: audio.volume = 120 is invalid: expected a whole number from 0 to 100 percent",
+            "\(config.path):4: unknown key 'wake.sensitivty' (did you mean 'sensitivity'?)",
+        ])
+    }
+
+    @Test func missingModelsAreProblemsToo() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("hotword.toml")
+        try Data("[wake]\nmodels = [\"no_such_model\"]\n".utf8).write(to: config)
+        let result = try await HotwordBinary.run(["config", "check", config.path])
+        #expect(result.status == 78)
+        #expect(result.stderr.hasPrefix("\(config.path):2: wake.models = \"no_such_model\" is invalid: expected a bundled model name or a .hwks file (no model named 'no_such_model'"))
+    }
+
+    @Test func aGoodFileIsOK() async throws {
+        let example = TestPaths.projectRoot.appendingPathComponent("hotword.example.toml")
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // The example without its models line, which needs the shipped model.
+        let text = try String(contentsOf: example, encoding: .utf8).replacingOccurrences(of: "models = [\"hey_susi\"]\n", with: "")
+        let config = folder.appendingPathComponent("hotword.toml")
+        try Data(text.utf8).write(to: config)
+        let result = try await HotwordBinary.run(["config", "check", config.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "\(config.path): OK\n")
+    }
+}
