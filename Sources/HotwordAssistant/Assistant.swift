@@ -49,8 +49,7 @@ public final class Assistant: Sendable {
         do throws(TextToSpeechError) { synthesizer = try configuration.tts.selected.makeSynthesizer() } catch { throw .textToSpeech(error) }
         let cue = try Self.loadCue(configuration.cue)
         let ring = SampleRing(minimumCapacity: 30 * Listener.sampleRate)
-        let ownOutput = OwnOutputLog(echoTail: configuration.wake.echoTailMilliseconds * Listener.sampleRate / 1000,
-                                     capturePosition: { ring.totalWritten })
+        let ownOutput = OwnOutputLog(capturePosition: { ring.totalWritten })
         if synthesizer != nil || cue != nil {
             let playback: PlaybackDevice
             do throws(AudioDeviceError) { playback = try PlaybackDevice(configuration.audio.playback) } catch { throw .playback(error) }
@@ -63,7 +62,9 @@ public final class Assistant: Sendable {
         let continuation = heardContinuation
         listener = Listener(capture: capture, ring: ring, detector: detector,
                             recorder: UtteranceRecorder(settings: configuration.recording), ownOutput: ownOutput,
-                            sensitivities: sensitivities, gain: configuration.audio.gain) { continuation.yield($0) }
+                            sensitivities: sensitivities, gain: configuration.audio.gain,
+                            echoTail: configuration.wake.echoTailMilliseconds * Listener.sampleRate / 1000,
+                            warmUp: models.map(Self.warmUpSamples).max() ?? 0) { continuation.yield($0) }
         conversation = Conversation(
             listener: listener, output: output, recognizer: recognizer, synthesizer: synthesizer,
             susi: SUSIClient(configuration: configuration.susiClientConfiguration),
@@ -93,6 +94,13 @@ public final class Assistant: Sendable {
     }
 
     // MARK: Parts
+
+    /// The audio a model must hear before it can detect: its receptive field, in samples.
+    private static func warmUpSamples(_ model: KeywordModel) -> Int {
+        let frontend = model.frontend
+        let frames = model.receptiveField + model.totalStride - 1
+        return ((frames - 1) * frontend.frameShift + frontend.frameLength) * Listener.sampleRate / frontend.sampleRate
+    }
 
     private static func loadCue(_ settings: CueSettings) throws(AssistantError) -> SynthesizedAudio? {
         guard settings.enabled else { return nil }

@@ -42,6 +42,9 @@ final class Listener: @unchecked Sendable {
     private let ownOutput: OwnOutputLog
     private let emit: @Sendable (ListenerEvent) -> Void
     private let gain: Float
+    /// How long the assistant's own sound lingers for the detector and for voice activity (samples).
+    private let detectorEchoTail: UInt64
+    private static let roomEchoTail = UInt64(sampleRate / 10)
     /// Per keyword: the sensitivity normally, and while the assistant's own sound may be heard.
     private let sensitivities: [(keyword: String, normal: Float, duringOwnOutput: Float)]
 
@@ -54,6 +57,7 @@ final class Listener: @unchecked Sendable {
 
     // Listener-thread state
     private var detectorOrigin: UInt64 = 0
+    private var lastDetection: UInt64 = 0
     private var nextPosition: UInt64 = 0
     private var raisedThresholds = false
     private var speechStartReported = false
@@ -63,6 +67,8 @@ final class Listener: @unchecked Sendable {
     private var lossReported: ContinuousClock.Instant?
     private let chunk: UnsafeMutableBufferPointer<Float>
     private let preRoll: UnsafeMutableBufferPointer<Float>
+    /// Audio from before the detector's restart that it hears first (see `resumeDetecting`).
+    private let priming: UnsafeMutableBufferPointer<Float>
     private let silence: UnsafeMutableBufferPointer<Float>
 
     /// - Parameters:
@@ -70,8 +76,10 @@ final class Listener: @unchecked Sendable {
     ///   - ring: where capture puts the audio; its capacity is how far capture may run ahead of
     ///     the listener before audio is lost.
     ///   - ownOutput: when the assistant's own sound may be in `ring`'s audio.
+    ///   - echoTail: how long after it stopped the assistant's own sound may still wake the detector.
+    ///   - warmUp: how much audio the detector must hear before it can detect (its receptive field).
     init(capture: CaptureDevice, ring: SampleRing, detector: Detector, recorder: UtteranceRecorder, ownOutput: OwnOutputLog,
-         sensitivities: [(keyword: String, normal: Float, duringOwnOutput: Float)], gain: Float,
+         sensitivities: [(keyword: String, normal: Float, duringOwnOutput: Float)], gain: Float, echoTail: Int, warmUp: Int,
          emit: @escaping @Sendable (ListenerEvent) -> Void) {
         self.capture = capture
         self.detector = detector
@@ -81,16 +89,19 @@ final class Listener: @unchecked Sendable {
         self.emit = emit
         self.ring = ring
         self.ownOutput = ownOutput
+        detectorEchoTail = UInt64(max(0, echoTail))
         let period = max(1, Int(capture.configuration.period.frames(atRate: Self.sampleRate)))
         chunk = .allocate(capacity: period)
         preRoll = .allocate(capacity: max(1, recorder.preRollSamples))
         silence = .allocate(capacity: period)
         silence.initialize(repeating: 0)
+        priming = .allocate(capacity: max(1, warmUp))
     }
 
     deinit {
         chunk.deallocate()
         preRoll.deallocate()
+        priming.deallocate()
         silence.deallocate()
     }
 
@@ -198,7 +209,7 @@ final class Listener: @unchecked Sendable {
         guard !samples.isEmpty else { return }
         recorder.listen(samples)
         let end = position + UInt64(samples.count)
-        let ownSound = ownOutput.strongest(in: position..<end)
+        let ownSound = ownOutput.strongest(in: position..<end, tail: detectorEchoTail)
         setRaisedThresholds(ownSound != nil)
         let result = detector.process(samples)
         guard let detection = result.detections.first, wakeEnabled.load(ordering: .relaxed) else { return }
@@ -209,6 +220,7 @@ final class Listener: @unchecked Sendable {
         let offset = UInt64((detection.time * Double(Self.sampleRate)).rounded())
         let detected = min(max(detectorOrigin + offset, position), end)
         emit(.wake(detection, position: detected))
+        lastDetection = detected
         let kept = ring.readLast(recorder.preRollSamples, endingAt: detected, into: preRoll)
         recorder.start(preRoll: UnsafeBufferPointer(rebasing: preRoll[..<kept.count]))
         speechStartReported = false
@@ -219,7 +231,7 @@ final class Listener: @unchecked Sendable {
     private func record(_ samples: UnsafeBufferPointer<Float>, at position: UInt64) {
         guard !samples.isEmpty else { return }
         let end = position + UInt64(samples.count)
-        switch recorder.record(samples, ownOutput: ownOutput.strongest(in: position..<end) != nil) {
+        switch recorder.record(samples, ownOutput: ownOutput.strongest(in: position..<end, tail: Self.roomEchoTail) != nil) {
         case .recording:
             break
         case .speechStarted:
@@ -241,9 +253,15 @@ final class Listener: @unchecked Sendable {
     }
 
     /// The recording took the first `consumed` samples; the detector starts afresh with the rest.
+    /// It first hears the audio between the detection and here (up to its warm-up length, with
+    /// what it detects ignored): the wake word is never heard again, yet a new one can be
+    /// detected right away rather than only after a warm-up.
     private func resumeDetecting(after consumed: Int, of samples: UnsafeBufferPointer<Float>, at position: UInt64) {
         let resume = position + UInt64(consumed)
-        restartDetector(at: resume)
+        let primed = ring.readLast(Int(min(UInt64(priming.count), resume - lastDetection)), endingAt: resume, into: priming)
+        restartDetector(at: primed.start)
+        setRaisedThresholds(false)
+        _ = detector.process(UnsafeBufferPointer(rebasing: priming[..<primed.count]))
         detect(UnsafeBufferPointer(rebasing: samples[consumed...]), at: resume)
     }
 

@@ -2,10 +2,12 @@ import Foundation
 
 /// When the assistant's own sound (cue, answers) may be in the microphone, as ranges of capture
 /// positions (`SampleRing` positions): a sound that starts playing when the ring has received
-/// `n` samples can only be in samples from `n` on, and is out of the room `echoTail` samples
-/// after the ring position at which it finished playing. The listener asks for each chunk it
-/// processes whether it overlaps such a range, whenever it gets to that chunk — so the answer
-/// does not depend on how far behind the listener runs.
+/// `n` samples can only be in samples from `n` on, and lingers for a *tail* after the ring
+/// position at which it finished playing. The listener asks for each chunk it processes
+/// whether it overlaps such a range, whenever it gets to that chunk — so the answer does not
+/// depend on how far behind the listener runs. The tail depends on who asks: the wake-word
+/// detector scores a second of audio at a time and smooths its scores, so its tail is longer
+/// than the room's echo, which is all voice-activity detection needs to allow for.
 ///
 /// The player thread writes, the listener thread reads; a lock guards a fixed table of recent
 /// ranges (no allocation after `init`).
@@ -34,14 +36,10 @@ final class OwnOutputLog: @unchecked Sendable {  // @unchecked: all state is gua
     private var serials: [UInt64]
     private var kinds: [Kind]
     private var nextSerial: UInt64 = 1
-    private let echoTail: UInt64
     private let capturePosition: @Sendable () -> UInt64
 
-    /// - Parameters:
-    ///   - echoTail: samples after the end of playing that may still hold its sound.
-    ///   - capturePosition: how many samples the capture ring has received so far.
-    init(echoTail: Int, capturePosition: @escaping @Sendable () -> UInt64, capacity: Int = 8) {
-        self.echoTail = UInt64(max(0, echoTail))
+    /// - Parameter capturePosition: how many samples the capture ring has received so far.
+    init(capturePosition: @escaping @Sendable () -> UInt64, capacity: Int = 8) {
         self.capturePosition = capturePosition
         starts = [UInt64](repeating: 0, count: capacity)
         ends = [UInt64](repeating: 0, count: capacity)
@@ -66,18 +64,20 @@ final class OwnOutputLog: @unchecked Sendable {  // @unchecked: all state is gua
 
     /// The sound of `token` has finished playing now.
     func end(_ token: Token) {
-        let position = capturePosition() + echoTail
+        let position = capturePosition()
         lock.withLock {
             if serials[token.slot] == token.serial { ends[token.slot] = position }
         }
     }
 
-    /// The strongest kind of own sound any of `positions` may hold; nil when none.
-    func strongest(in positions: Range<UInt64>) -> Kind? {
+    /// The strongest kind of own sound any of `positions` may hold, counting each sound as
+    /// lasting `tail` samples longer than it played; nil when none.
+    func strongest(in positions: Range<UInt64>, tail: UInt64) -> Kind? {
         lock.withLock {
             var strongest: Kind?
             for slot in starts.indices where serials[slot] != 0 {
-                if starts[slot] < positions.upperBound && positions.lowerBound < ends[slot] {
+                let end = ends[slot] == .max ? .max : ends[slot] + tail
+                if starts[slot] < positions.upperBound && positions.lowerBound < end {
                     strongest = max(strongest ?? kinds[slot], kinds[slot])
                 }
             }

@@ -7,9 +7,10 @@ public struct Utterance: Sendable, Equatable {
         case maxLength = "max_length"
     }
 
-    /// 16 kHz mono: the pre-roll, then everything from the detection to the end.
+    /// 16 kHz mono, to the end: from the pre-roll when the question followed the wake word in
+    /// one breath, else from just before the question started.
     public var samples: [Float]
-    /// How many of `samples` come before the detection (the pre-roll actually available).
+    /// How many of `samples` come before the detection (0 when the pre-roll was dropped).
     public var preRollCount: Int
     /// Where speech was first heard, as an index into `samples`.
     public var speechStart: Int
@@ -33,15 +34,22 @@ public enum RecordingStatus: Sendable, Equatable {
 }
 
 /// Records the question after a wake word, ending it by voice activity: it starts from
-/// pre-roll audio (so words said in the same breath as the wake word are kept), waits for
-/// speech to start (giving up after `noSpeechTimeoutSeconds`), and ends after
-/// `trailingSilenceSeconds` of non-speech or at `maxLengthSeconds`.
+/// pre-roll audio, waits for speech to start (giving up after `noSpeechTimeoutSeconds`), and
+/// ends after `trailingSilenceSeconds` of non-speech or at `maxLengthSeconds`.
+///
+/// The pre-roll is for a question said in the same breath as the wake word: when speech goes
+/// on across the detection, the utterance keeps it. When the user pauses first, it would only
+/// hold the end of the wake word, which a recogniser turns into stray words; the utterance then
+/// starts `speechLeadSeconds` before the question instead.
 ///
 /// Between recordings, `listen` keeps the voice-activity detector's noise floor up to date.
 /// Memory for the longest utterance is allocated once; only a finished utterance is copied out.
 /// Used from one thread.
 public final class UtteranceRecorder {
     public static let sampleRate = 16_000
+    /// Audio kept before the first speech frame, for soft onsets (an "s", a "wh") the voice
+    /// activity detector does not count as speech.
+    public static let speechLeadSeconds = 0.15
 
     public let settings: RecordingSettings
     private var vad: VoiceActivityDetector
@@ -59,6 +67,11 @@ public final class UtteranceRecorder {
     private var speechRunFrames = 0
     private var speechStart: Int?
     private var silentFrames = 0
+    /// Whether the first frame after the detection was speech (nil before it).
+    private var speechAtDetection: Bool?
+    /// Where the first loud frame after the detection begins, even one that may be the
+    /// assistant's own sound: the question may start under the cue.
+    private var firstSound: Int?
     public private(set) var isRecording = false
 
     public init(settings: RecordingSettings) {
@@ -102,6 +115,8 @@ public final class UtteranceRecorder {
         speechRunFrames = 0
         speechStart = nil
         silentFrames = 0
+        speechAtDetection = nil
+        firstSound = nil
         vad.restartFrame()
         isRecording = true
     }
@@ -119,6 +134,8 @@ public final class UtteranceRecorder {
         vad.process(taken) { isSpeech, end in
             guard endedAt == nil else { return }
             let frameStart = chunkStart + end - VoiceActivityDetector.frameLength
+            if speechAtDetection == nil { speechAtDetection = isSpeech && !ownOutput }
+            if isSpeech && firstSound == nil { firstSound = frameStart }
             if isSpeech && !ownOutput {
                 if speechRunStart == nil { speechRunStart = frameStart }
                 speechRunFrames += 1
@@ -155,7 +172,10 @@ public final class UtteranceRecorder {
 
     private func finish(_ end: Utterance.End) -> Utterance {
         isRecording = false
-        return Utterance(samples: Array(UnsafeBufferPointer(rebasing: storage[0..<count])), preRollCount: preRollCount,
-                         speechStart: speechStart ?? preRollCount, end: end)
+        let speech = speechStart ?? preRollCount
+        let lead = Int(Self.speechLeadSeconds * Double(Self.sampleRate))
+        let first = speechAtDetection == true ? 0 : min(max(0, min(speech, firstSound ?? speech) - lead), count)
+        return Utterance(samples: Array(UnsafeBufferPointer(rebasing: storage[first..<count])),
+                         preRollCount: max(0, preRollCount - first), speechStart: speech - first, end: end)
     }
 }

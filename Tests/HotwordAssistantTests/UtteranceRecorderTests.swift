@@ -57,8 +57,8 @@ struct UtteranceRecorderTests {
         return (statuses, start)
     }
 
-    @Test func speechThenSilenceEndsAfterTheTrailingSilenceWithThePreRollFirst() throws {
-        let preRoll = (0..<Self.samples(0.3)).map { Float($0) / 100_000 }  // recognisable values
+    @Test func speechThenSilenceEndsAfterTheTrailingSilence() throws {
+        let preRoll = Self.room(0.3, seed: 3)
         let speech = Self.speech(syllables: 4)
         let lastLoud = Self.samples(0.25) + speech.lastIndex { abs($0) > 0.01 }! + 1
         let audio = Self.room(0.25) + speech + Self.room(3)
@@ -72,14 +72,31 @@ struct UtteranceRecorderTests {
             return
         }
         #expect(utterance.end == .trailingSilence)
-        #expect(Array(utterance.samples.prefix(preRoll.count)) == preRoll)
-        #expect(utterance.preRollCount == preRoll.count)
-        #expect(Array(utterance.samples.dropFirst(preRoll.count)) == Array(audio.prefix(taken)))
-        // Speech starts with the first burst (frames are 10 ms)…
-        #expect(abs(utterance.speechStart - (preRoll.count + Self.samples(0.25))) <= 160)
-        // …and the utterance ends 0.8 s after the last loud sample.
+        // The user paused after the wake word: the utterance starts just before the speech
+        // (frames are 10 ms), without the pre-roll.
+        let lead = Int(UtteranceRecorder.speechLeadSeconds * 16_000)
+        let first = Self.samples(0.25) - lead
+        #expect(utterance.preRollCount == 0)
+        #expect(abs(utterance.speechStart - lead) <= 160)
+        #expect(abs(utterance.samples.count - (taken - first)) <= 160)
+        #expect(Array(utterance.samples.suffix(100)) == Array(audio[(taken - 100)..<taken]))
+        // It ends 0.8 s after the last loud sample.
         #expect(abs(taken - (lastLoud + Self.samples(0.8))) <= 2 * 160, "ended \(Double(taken - lastLoud) / 16_000) s after the speech")
         #expect(!recorder.isRecording)
+    }
+
+    @Test func aQuestionInTheSameBreathAsTheWakeWordKeepsThePreRoll() throws {
+        // Speech runs across the detection: the end of the wake word, then the question at once.
+        let preRoll = Self.speech(syllables: 2, seed: 7).suffix(Self.samples(0.3)).map { $0 }
+        let audio = Self.speech(syllables: 4) + Self.room(3)
+        let (statuses, taken) = Self.feed(Self.recorder(preRoll: preRoll), audio)
+        guard case .finished(let utterance, _)? = statuses.last else {
+            Issue.record("no utterance: \(statuses)")
+            return
+        }
+        #expect(utterance.preRollCount == preRoll.count)
+        #expect(utterance.samples == preRoll + Array(audio.prefix(taken)))
+        #expect(utterance.speechStart == preRoll.count)
     }
 
     @Test func noSpeechGivesUpAfterTheTimeoutToTheSample() {
@@ -127,7 +144,7 @@ struct UtteranceRecorderTests {
 
     @Test func aShortStreamGivesWhatPreRollThereIs() {
         let recorder = Self.recorder(preRoll: [0.1, 0.2, 0.3])
-        let (statuses, _) = Self.feed(recorder, Self.room(0.1) + Self.speech(syllables: 2) + Self.room(1))
+        let (statuses, _) = Self.feed(recorder, Self.speech(syllables: 2) + Self.room(1))
         guard case .finished(let utterance, _)? = statuses.last else {
             Issue.record("no utterance: \(statuses)")
             return

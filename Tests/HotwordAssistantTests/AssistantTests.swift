@@ -1,0 +1,169 @@
+import Foundation
+import HotwordAssistant
+import HotwordAudio
+import HotwordTestSupport
+import Testing
+
+/// The assistant in this process, live: a paced microphone and loudspeaker behind real ALSA
+/// devices, the shipped wake-word model, pocketsphinx, espeak-ng and the SUSI test server.
+/// These are the timing cases: a wake word while it answers, its own voice, questions in a row.
+@Suite("Assistant, live")
+struct AssistantTests {
+    /// Events as they come, for waiting on.
+    final class EventLog: @unchecked Sendable {  // @unchecked: `collected` is guarded by `lock`
+        private let lock = NSLock()
+        private var collected: [AssistantEvent] = []
+
+        var events: [AssistantEvent] { lock.withLock { collected } }
+
+        func append(_ event: AssistantEvent) { lock.withLock { collected.append(event) } }
+
+        func count(_ matching: (AssistantEvent) -> Bool) -> Int { events.filter(matching).count }
+
+        /// Waits until `condition` holds (true) or `timeout` passes (false).
+        func wait(timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
+            let deadline = ContinuousClock.now + timeout
+            while !condition() {
+                guard ContinuousClock.now < deadline else { return false }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return true
+        }
+
+        var wakes: Int { count { if case .wake = $0 { true } else { false } } }
+        var transcripts: [String] { events.compactMap { if case .transcript(let text) = $0 { text } else { nil } } }
+        func entered(_ state: AssistantState) -> Int { count { $0 == .state(state) } }
+    }
+
+    /// A running assistant with its microphone, loudspeaker, server and events.
+    struct Rig {
+        let folder: URL
+        let microphone: PacedMicrophone
+        let loudspeaker: PacedLoudspeaker
+        let server: SUSITestServer
+        let assistant: Assistant
+        let log: EventLog
+        let running: Task<Void, Never>
+
+        init(answers: [SUSITestServer.Reply], adjust: (inout AssistantConfiguration) -> Void = { _ in }) throws {
+            _ = ALSATestDevices.configPath
+            folder = try TestPaths.temporaryDirectory()
+            microphone = try PacedMicrophone(folder: folder, speed: 4)
+            loudspeaker = try PacedLoudspeaker(folder: folder, sampleRate: 16_000, speed: 4)
+            server = try SUSITestServer(fallback: .answer("I have nothing more to say."))
+            for answer in answers { server.enqueue(answer) }
+            var configuration = AssistantConfiguration(clientVersion: "test")
+            configuration.audio.captureDevice = microphone.deviceName
+            configuration.audio.playbackDevice = loudspeaker.deviceName
+            configuration.audio.playbackRate = 16_000
+            configuration.susi.server = server.baseURL
+            configuration.susi.retry = .never
+            adjust(&configuration)
+            let log = EventLog()
+            do {
+                assistant = try Assistant(configuration: configuration) { log.append($0) }
+            } catch .model(let error) {
+                Issue.record("""
+                    these tests need the wake-word model hey_susi: the shipped Models/hey_susi.hwks, \
+                    or a folder holding a hey_susi.hwks in HOTWORD_MODELS (\(error))
+                    """)
+                throw error
+            }
+            self.log = log
+            let assistant = assistant
+            running = Task { await assistant.run() }
+        }
+
+        func stop() async {
+            assistant.stop()
+            await running.value
+            microphone.close()
+            loudspeaker.close()
+            server.shutdown()
+            try? FileManager.default.removeItem(at: folder)
+        }
+    }
+
+    static func silence(_ seconds: Double) -> [Float] {
+        [Float](repeating: 0, count: Int(seconds * 16_000))
+    }
+
+    static let longAnswer = """
+        Berlin will be sunny all day with a light breeze from the west. Temperatures climb to twenty \
+        four degrees in the afternoon and fall to fourteen at night. Tomorrow brings clouds and a \
+        chance of rain in the evening, so take an umbrella if you go out late.
+        """
+
+    @Test func aWakeWordDuringTheAnswerStopsItAndStartsANewQuestion() async throws {
+        let rig = try Rig(answers: [.answer(Self.longAnswer), .answer("It is ten o'clock.")])
+        rig.microphone.say(Self.silence(2.5) + (try await SpeechFixtures.speech("hey susi, what is the weather like today")))
+        // Once the long answer is audibly playing, the user speaks over it.
+        let playing = await rig.log.wait { rig.log.entered(.speaking) == 1 && rig.loudspeaker.playedSeconds > 0.5 }
+        rig.microphone.say(try await SpeechFixtures.speech("hey susi, what time is it"))
+        // Barge-in goes straight to recording: listening again only after the second answer.
+        let answeredAgain = await rig.log.wait { rig.log.entered(.listening) == 2 && rig.server.chatRequests.count == 2 }
+        await rig.stop()
+
+        #expect(playing && answeredAgain, "\(rig.log.events)")
+        #expect(rig.log.events.contains(.bargeIn(interrupted: .speaking)))
+        #expect(rig.log.wakes == 2)
+        #expect(rig.server.chatRequests.count == 2)
+        #expect(transcript(rig.log.transcripts.last ?? "", contains: "time"), "\(rig.log.transcripts)")
+        #expect(rig.log.events.last == .state(.listening))
+        // The long answer was cut: everything played is far shorter than it alone would be.
+        let full = try await EspeakSynthesizer().synthesize(Self.longAnswer).duration
+        #expect(rig.loudspeaker.playedSeconds < full - 2, "played \(rig.loudspeaker.playedSeconds) s of a \(full) s answer and more")
+    }
+
+    @Test func itsOwnVoiceSayingTheWakeWordDoesNotWakeIt() async throws {
+        let answer = "My name is SUSI. Say hey susi when you need me."
+        // The test's pipes delay the "echo" by a few hundred milliseconds, more than a room would.
+        let rig = try Rig(answers: [.answer(answer)]) { $0.wake.echoTailMilliseconds = 1_000 }
+        rig.microphone.say(Self.silence(2.5) + (try await SpeechFixtures.speech("hey susi, what is your name")))
+        // The room: what the loudspeaker plays comes back into the microphone (after the cue).
+        let cue = Double(Chime.samples.count) / Double(Chime.sampleRate)
+        let playing = await rig.log.wait { rig.log.entered(.speaking) == 1 && rig.loudspeaker.playedSeconds > cue + 0.05 }
+        let ownVoice = try await EspeakSynthesizer().synthesize(answer)
+        rig.microphone.say(try Resampler.convert(ownVoice.samples, from: Double(ownVoice.sampleRate), to: 16_000).map { $0 * 0.7 })
+        try await rig.microphone.waitUntilSaid(margin: .seconds(2))
+        // Afterwards the wake word works as before.
+        rig.microphone.say(try await SpeechFixtures.speech("hey susi, what time is it"))
+        let answeredAgain = await rig.log.wait { rig.log.entered(.listening) == 3 }
+        await rig.stop()
+
+        #expect(playing && answeredAgain, "\(rig.log.events)")
+        #expect(rig.log.wakes == 2)
+        #expect(!rig.log.events.contains { if case .bargeIn = $0 { true } else { false } })
+        #expect(rig.server.chatRequests.count == 2)
+    }
+
+    @Test func aQuestionRightAfterAnotherIsHeardWholeAndOnlyOnce() async throws {
+        let rig = try Rig(answers: [.answer("Sunny."), .answer("Ten o'clock.")])
+        // The second question follows the first after a short pause, while the first is being
+        // transcribed: nothing of it may be lost, and neither wake word may be heard twice.
+        rig.microphone.say(Self.silence(2.5) + (try await SpeechFixtures.speech("hey susi, what is the weather like today"))
+            + Self.silence(1.2) + (try await SpeechFixtures.speech("hey susi, what time is it")) + Self.silence(1))
+        try await rig.microphone.waitUntilSaid()
+        let done = await rig.log.wait { rig.log.wakes == 2 && rig.log.events.last == .state(.listening) }
+        try await rig.microphone.waitUntilSaid(margin: .seconds(3))
+        await rig.stop()
+
+        #expect(done, "\(rig.log.events)")
+        #expect(rig.log.wakes == 2)
+        #expect(transcript(rig.log.transcripts.last ?? "", contains: "time"), "\(rig.log.transcripts)")
+        #expect(rig.server.chatRequests.last?.query("q") == rig.log.transcripts.last)
+    }
+
+    @Test func nobodySpeakingAfterTheWakeWordGivesUpAfterTheTimeout() async throws {
+        let rig = try Rig(answers: [])
+        rig.microphone.say(Self.silence(2.5) + (try await SpeechFixtures.speech("hey susi")) + Self.silence(4))
+        try await rig.microphone.waitUntilSaid(margin: .seconds(1))
+        let gaveUp = await rig.log.wait(timeout: .seconds(10)) { rig.log.events.contains(.noSpeech) }
+        await rig.stop()
+
+        #expect(gaveUp, "\(rig.log.events)")
+        #expect(rig.log.wakes == 1)
+        #expect(rig.server.requests.isEmpty)
+        #expect(Array(rig.log.events.suffix(2)) == [.noSpeech, .state(.listening)])
+    }
+}
