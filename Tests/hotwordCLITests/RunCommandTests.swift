@@ -85,6 +85,10 @@ struct RunCommandTests {
         let wakes = events.filter { $0["event"] as? String == "wake" }
         #expect(wakes.count == 1)
         #expect(wakes.first?["keyword"] as? String == "hey susi")
+        // At the end of "hey susi", 2.5 s of silence in (plus the few chunks of silence the
+        // microphone wrote before the speech was queued).
+        let wakeTime = wakes.first?["time"] as? Double ?? 0
+        #expect((3.0...3.5).contains(wakeTime), "woke at \(wakeTime) s")
         let transcript = try #require(events.first { $0["event"] as? String == "transcript" }?["text"] as? String)
         #expect(transcript.split(separator: " ").contains("weather"), "heard \"\(transcript)\"")
         #expect(server.chatRequests.count == 1)

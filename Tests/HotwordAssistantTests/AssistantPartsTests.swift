@@ -1,0 +1,92 @@
+import Foundation
+@testable import HotwordAssistant
+import Testing
+
+@Suite("Assistant parts")
+struct AssistantPartsTests {
+    /// A capture position the test moves by hand.
+    final class Clock: @unchecked Sendable {  // @unchecked: `position` is guarded by `lock`
+        private let lock = NSLock()
+        private var value: UInt64 = 0
+        var position: UInt64 {
+            get { lock.withLock { value } }
+            set { lock.withLock { value = newValue } }
+        }
+    }
+
+    @Test func ownSoundsCoverFromTheirStartToTheirEndPlusTheAskersTail() {
+        let clock = Clock()
+        let log = OwnOutputLog(capturePosition: { clock.position })
+        clock.position = 1_000
+        let cue = log.begin(.sound)
+        #expect(log.strongest(in: 0..<1_000, tail: 0) == nil)  // captured before it started
+        #expect(log.strongest(in: 999..<1_001, tail: 0) == .sound)
+        #expect(log.strongest(in: 50_000..<50_512, tail: 0) == .sound)  // still playing: open-ended
+        clock.position = 4_000
+        log.end(cue)
+        #expect(log.strongest(in: 4_100..<4_200, tail: 0) == nil)
+        #expect(log.strongest(in: 4_100..<4_200, tail: 1_600) == .sound)
+        #expect(log.strongest(in: 5_600..<6_000, tail: 1_600) == nil)
+
+        clock.position = 10_000
+        let speech = log.begin(.wakeWordSpeech)
+        clock.position = 20_000
+        log.end(speech)
+        #expect(log.strongest(in: 3_000..<12_000, tail: 0) == .wakeWordSpeech)  // the stronger of both
+    }
+
+    @Test func theOldestSoundsMakeRoomForNewOnes() {
+        let clock = Clock()
+        let log = OwnOutputLog(capturePosition: { clock.position }, capacity: 2)
+        for start in [100, 200, 300] as [UInt64] {
+            clock.position = start
+            let token = log.begin(.sound)
+            clock.position = start + 10
+            log.end(token)
+        }
+        #expect(log.strongest(in: 100..<110, tail: 0) == nil)
+        #expect(log.strongest(in: 200..<210, tail: 0) == .sound)
+        #expect(log.strongest(in: 300..<310, tail: 0) == .sound)
+    }
+
+    @Test func theWakeWordIsFoundInWhatTheAssistantSays() {
+        let words = WakeWordText(keywords: ["hey susi", "computer"])
+        #expect(words.occur(in: "Hi! I'm SUSI."))
+        #expect(words.occur(in: "That is SUSI's favourite song"))
+        #expect(words.occur(in: "Ask the computer"))
+        #expect(!words.occur(in: "Hey, it is sunny today"))  // "hey" alone is too common to count
+        #expect(!words.occur(in: "Susie Q is a song"))  // whole words only
+    }
+
+    @Test func eventsAreOneLineOfJSONEach() throws {
+        let events: [AssistantEvent] = [
+            .state(.listening), .wake(keyword: "hey susi", score: 0.98765, time: 3.14159),
+            .bargeIn(interrupted: .speaking), .utteranceStart(time: 3.5), .utteranceEnd(duration: 2.25, reason: .trailingSilence),
+            .noSpeech, .transcript("what's \"up\"\n"), .answer("SUSI: Hi\tthere"), .error(stage: .ask, message: "SUSI server unreachable"),
+        ]
+        let lines = events.map(\.json)
+        #expect(lines[0] == #"{"event":"state","state":"listening"}"#)
+        #expect(lines[1] == #"{"event":"wake","keyword":"hey susi","score":0.988,"time":3.142}"#)
+        #expect(lines[2] == #"{"event":"barge_in","interrupted":"speaking"}"#)
+        #expect(lines[4] == #"{"event":"utterance_end","duration":2.25,"reason":"trailing_silence"}"#)
+        #expect(lines[5] == #"{"event":"no_speech"}"#)
+        #expect(lines[6] == #"{"event":"transcript","text":"what's \"up\"\n"}"#)
+        for line in lines {
+            #expect(!line.contains("\n"))
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object?["event"] is String, "\(line)")
+        }
+        let transcript = try JSONSerialization.jsonObject(with: Data(lines[6].utf8)) as? [String: Any]
+        #expect(transcript?["text"] as? String == "what's \"up\"\n")
+        #expect(events.compactMap(\.text) == ["You: what's \"up\"\n", "SUSI: Hi\tthere"])
+        #expect(AssistantEvent.transcript("").text == "You: …")
+    }
+
+    @Test func theChimeIsShortSoftAndTheSameEveryTime() {
+        let samples = Chime.samples
+        #expect(samples.count == 2 * 1_440)  // two 90 ms tones at 16 kHz
+        #expect(samples.map(abs).max()! <= 0.3)
+        #expect(abs(samples.first!) < 0.01 && abs(samples.last!) < 0.01)  // faded in and out
+        #expect(samples == Chime.samples)
+    }
+}
