@@ -22,10 +22,10 @@ public final class Assistant: Sendable {
     private let heardContinuation: AsyncStream<ListenerEvent>.Continuation
     private let stopped = ManagedAtomic(false)
 
-    /// Loads the models and the speech engines and opens the audio devices. Blocks for about a
-    /// second (pocketsphinx loads its models): call it from a thread, not from async code.
+    /// Opens the audio devices and loads the models and the speech engines (pocketsphinx takes
+    /// about a second, on its own queue).
     /// - Parameter onEvent: called for every event, one at a time, in order.
-    public init(configuration: AssistantConfiguration, onEvent: @escaping @Sendable (AssistantEvent) -> Void) throws(AssistantError) {
+    public init(configuration: AssistantConfiguration, onEvent: @escaping @Sendable (AssistantEvent) -> Void) async throws(AssistantError) {
         self.configuration = configuration
         // The microphone first: without one nothing else matters, and its error comes alone.
         let capture: CaptureDevice
@@ -44,7 +44,7 @@ public final class Assistant: Sendable {
             }
         }
         let recognizer: any SpeechRecognizer
-        do throws(SpeechToTextError) { recognizer = try configuration.stt.selected.makeRecognizer() } catch { throw .speechToText(error) }
+        do throws(SpeechToTextError) { recognizer = try await configuration.stt.selected.makeRecognizer() } catch { throw .speechToText(error) }
         let synthesizer: (any SpeechSynthesizer)?
         do throws(TextToSpeechError) { synthesizer = try configuration.tts.selected.makeSynthesizer() } catch { throw .textToSpeech(error) }
         let cue = try Self.loadCue(configuration.cue)

@@ -6,7 +6,7 @@ import HotwordModels
 import Logging
 
 /// `hotword run`: the voice assistant.
-struct RunCommand: ParsableCommand {
+struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run the voice assistant: wake word, question, SUSI's answer, spoken.",
@@ -68,7 +68,7 @@ struct RunCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let level: Logger.Level = verbose ? .debug : .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -77,10 +77,9 @@ struct RunCommand: ParsableCommand {
         }
         let configuration = try settings()
         let printer = EventPrinter(json: json)
-        // Built here, on the main thread: loading the speech engines blocks for a moment.
         let assistant: Assistant
         do {
-            assistant = try Assistant(configuration: configuration) { printer.show($0) }
+            assistant = try await Assistant(configuration: configuration) { printer.show($0) }
         } catch .capture(let error) where error.suggestsAnotherDevice {
             throw CommandFailure("\(error) and choose one with --device NAME or capture_device in [audio] of hotword.toml")
         } catch .playback(let error) where error.suggestsAnotherDevice {
@@ -97,12 +96,7 @@ struct RunCommand: ParsableCommand {
             return source
         }
         defer { signals.forEach { $0.cancel() } }
-        let finished = DispatchSemaphore(value: 0)
-        Task {
-            await assistant.run()
-            finished.signal()
-        }
-        finished.wait()
+        await assistant.run()
     }
 
     /// The configuration files, then the options given on the command line.

@@ -45,7 +45,7 @@ struct AssistantTests {
         let log: EventLog
         let running: Task<Void, Never>
 
-        init(answers: [SUSITestServer.Reply], adjust: (inout AssistantConfiguration) -> Void = { _ in }) throws {
+        init(answers: [SUSITestServer.Reply], adjust: (inout AssistantConfiguration) -> Void = { _ in }) async throws {
             _ = ALSATestDevices.configPath
             folder = try TestPaths.temporaryDirectory()
             microphone = try PacedMicrophone(folder: folder, speed: 4)
@@ -61,7 +61,7 @@ struct AssistantTests {
             adjust(&configuration)
             let log = EventLog()
             do {
-                assistant = try Assistant(configuration: configuration) { log.append($0) }
+                assistant = try await Assistant(configuration: configuration) { log.append($0) }
             } catch .model(let error) {
                 Issue.record("""
                     these tests need the wake-word model hey_susi: the shipped Models/hey_susi.hwks, \
@@ -95,7 +95,7 @@ struct AssistantTests {
         """
 
     @Test func aWakeWordDuringTheAnswerStopsItAndStartsANewQuestion() async throws {
-        let rig = try Rig(answers: [.answer(Self.longAnswer), .answer("It is ten o'clock.")])
+        let rig = try await Rig(answers: [.answer(Self.longAnswer), .answer("It is ten o'clock.")])
         rig.microphone.say(Self.silence(2.5) + (try await SpeechFixtures.speech("hey susi, what is the weather like today")))
         // Once the long answer is audibly playing, the user speaks over it.
         let playing = await rig.log.wait { rig.log.entered(.speaking) == 1 && rig.loudspeaker.playedSeconds > 0.5 }
@@ -118,7 +118,7 @@ struct AssistantTests {
     @Test func itsOwnVoiceSayingTheWakeWordDoesNotWakeIt() async throws {
         let answer = "My name is SUSI. Say hey susi when you need me."
         // The test's pipes delay the "echo" by a few hundred milliseconds, more than a room would.
-        let rig = try Rig(answers: [.answer(answer)]) { $0.wake.echoTailMilliseconds = 1_000 }
+        let rig = try await Rig(answers: [.answer(answer)]) { $0.wake.echoTailMilliseconds = 1_000 }
         rig.microphone.say(Self.silence(2.5) + (try await SpeechFixtures.speech("hey susi, what is your name")))
         // The room: what the loudspeaker plays comes back into the microphone (after the cue).
         let cue = Double(Chime.samples.count) / Double(Chime.sampleRate)
@@ -138,7 +138,7 @@ struct AssistantTests {
     }
 
     @Test func aQuestionRightAfterAnotherIsHeardWholeAndOnlyOnce() async throws {
-        let rig = try Rig(answers: [.answer("Sunny."), .answer("Ten o'clock.")])
+        let rig = try await Rig(answers: [.answer("Sunny."), .answer("Ten o'clock.")])
         // The second question follows the first after a short pause, while the first is being
         // transcribed: nothing of it may be lost, and neither wake word may be heard twice.
         rig.microphone.say(Self.silence(2.5) + (try await SpeechFixtures.speech("hey susi, what is the weather like today"))
@@ -155,7 +155,7 @@ struct AssistantTests {
     }
 
     @Test func nobodySpeakingAfterTheWakeWordGivesUpAfterTheTimeout() async throws {
-        let rig = try Rig(answers: [])
+        let rig = try await Rig(answers: [])
         rig.microphone.say(Self.silence(2.5) + (try await SpeechFixtures.speech("hey susi")) + Self.silence(4))
         try await rig.microphone.waitUntilSaid(margin: .seconds(1))
         let gaveUp = await rig.log.wait(timeout: .seconds(10)) { rig.log.events.contains(.noSpeech) }
