@@ -114,6 +114,8 @@ final class RunningHotword: @unchecked Sendable {  // @unchecked: `stdoutLines` 
     /// The lines printed so far.
     var lines: [String] { lock.withLock { stdoutLines } }
 
+    var isRunning: Bool { process.isRunning }
+
     /// Waits until a printed line satisfies `condition` (true) or `timeout` passes (false).
     func waitForLine(timeout: Duration = .seconds(60), _ condition: (String) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout

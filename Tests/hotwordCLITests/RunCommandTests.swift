@@ -74,7 +74,7 @@ struct RunCommandTests {
         let listening = await assistant.waitForLine(timeout: .seconds(20)) { _ in
             Self.events(assistant.lines).filter { $0["state"] as? String == "listening" }.count >= 2
         }
-        try await microphone.waitUntilSaid(margin: .seconds(2))  // more audio: no second wake
+        if assistant.isRunning { try await microphone.waitUntilSaid(margin: .seconds(2)) }  // more audio: no second wake
         let (status, stderr) = await assistant.stop()
 
         Self.requireModel(stderr)
@@ -119,7 +119,8 @@ struct RunCommandTests {
             + Self.silence(0.5) + (try await Self.speech("play some music, please", in: folder)))
 
         let assistant = try RunningHotword(["run", "--config", config.path])
-        try await microphone.waitUntilSaid(margin: .seconds(2))
+        try await Task.sleep(for: .seconds(1))
+        if assistant.isRunning { try await microphone.waitUntilSaid(margin: .seconds(2)) }
         let (status, stderr) = await assistant.stop()
 
         Self.requireModel(stderr)
