@@ -68,7 +68,7 @@ public final class Assistant: Sendable {
         conversation = Conversation(
             listener: listener, output: output, recognizer: recognizer, synthesizer: synthesizer,
             susi: SUSIClient(configuration: configuration.susiClientConfiguration),
-            renderer: SUSIRenderer(verbose: false, spokenItems: configuration.spokenItems), cue: cue,
+            renderer: SUSIRenderer(verbose: true, spokenItems: configuration.spokenItems), cue: cue,
             hook: configuration.events.onWake.isEmpty ? nil : WakeHook(arguments: configuration.events.onWake),
             bargeIn: configuration.wake.bargeIn, wakeWords: WakeWordText(keywords: models.flatMap(\.keywords)),
             onEvent: onEvent)
@@ -284,7 +284,7 @@ actor Conversation {
             case .playback(let control):
                 logger.notice("SUSI asked to \(control.rawValue) media playback, which this assistant does not do")
             case .unknown(let note):
-                logger.notice("\(note)")
+                logger.debug("\(note)")  // unknown actions: visible with --verbose
             }
         }
     }

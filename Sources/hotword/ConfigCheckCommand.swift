@@ -8,8 +8,8 @@ struct ConfigCheckCommand: ParsableCommand {
         commandName: "check",
         abstract: "Check a configuration file: unknown keys, bad values, missing models.",
         discussion: """
-            Prints one line per problem ('FILE:LINE: …', with what was expected, and for a
-            misspelt key the key it probably meant) and exits with status 78 (EX_CONFIG) if
+            Prints one line per problem ('FILE:LINE: …', with what was expected, and for a \
+            misspelt key the key it probably meant) and exits with status 78 (EX_CONFIG) if \
             there is any; prints 'FILE: OK' otherwise.
             """)
 

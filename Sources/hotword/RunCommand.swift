@@ -11,13 +11,13 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Run the voice assistant: wake word, question, SUSI's answer, spoken.",
         discussion: """
-            Listens for the wake word ("hey susi"), plays a cue, records the question until you
-            stop speaking, transcribes it, asks SUSI.AI and prints and speaks the answer
-            ('You: …' and 'SUSI: …' lines; --json prints one JSON event per line instead).
+            Listens for the wake word ("hey susi"), plays a cue, records the question until you \
+            stop speaking, transcribes it, asks SUSI.AI and prints and speaks the answer \
+            ('You: …' and 'SUSI: …' lines; --json prints one JSON event per line instead). \
             Saying the wake word while it answers stops the answer and listens again.
 
-            Settings come from /etc/hotword/hotword.toml, then $XDG_CONFIG_HOME/hotword/hotword.toml
-            (~/.config/hotword/hotword.toml), or only from --config FILE; options given here win.
+            Settings come from /etc/hotword/hotword.toml, then $XDG_CONFIG_HOME/hotword/hotword.toml \
+            (~/.config/hotword/hotword.toml), or only from --config FILE; options given here win. \
             Every key is explained in hotword.example.toml. Ctrl-C (or SIGTERM) stops.
             """)
 
