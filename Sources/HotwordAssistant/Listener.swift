@@ -235,9 +235,9 @@ final class Listener: @unchecked Sendable {
         case .recording:
             break
         case .speechStarted:
-            reportSpeechStart(at: position)
+            reportSpeechStart()
         case .finished(let utterance, let consumed):
-            reportSpeechStart(at: position)
+            reportSpeechStart()
             emit(.utterance(utterance))
             resumeDetecting(after: consumed, of: samples, at: position)
         case .noSpeech(let consumed):
@@ -246,10 +246,10 @@ final class Listener: @unchecked Sendable {
         }
     }
 
-    private func reportSpeechStart(at position: UInt64) {
-        guard !speechStartReported else { return }
+    private func reportSpeechStart() {
+        guard !speechStartReported, let offset = recorder.speechStartAfterDetection else { return }
         speechStartReported = true
-        emit(.speechStarted(position: position))
+        emit(.speechStarted(position: lastDetection + UInt64(max(0, offset))))
     }
 
     /// The recording took the first `consumed` samples; the detector starts afresh with the rest.

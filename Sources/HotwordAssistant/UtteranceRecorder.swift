@@ -95,6 +95,9 @@ public final class UtteranceRecorder {
     /// The pre-roll this recorder keeps, in samples.
     public var preRollSamples: Int { preRollCapacity }
 
+    /// Where the question started, in samples after the detection; nil until it has.
+    public var speechStartAfterDetection: Int? { speechStart.map { $0 - preRollCount } }
+
     /// The background level the voice-activity detector currently assumes, in dBFS.
     public var noiseFloorDecibels: Float? { vad.noiseFloorDecibels }
 

@@ -67,6 +67,7 @@ struct UtteranceRecorderTests {
         let (statuses, taken) = Self.feed(recorder, audio)
 
         #expect(statuses.filter { $0 == .speechStarted }.count == 1)
+        #expect(abs((recorder.speechStartAfterDetection ?? 0) - Self.samples(0.25)) <= 160)
         guard case .finished(let utterance, _)? = statuses.last else {
             Issue.record("no utterance: \(statuses)")
             return

@@ -89,6 +89,8 @@ struct RunCommandTests {
         // microphone wrote before the speech was queued).
         let wakeTime = wakes.first?["time"] as? Double ?? 0
         #expect((3.0...3.5).contains(wakeTime), "woke at \(wakeTime) s")
+        let questionTime = events.first { $0["event"] as? String == "utterance_start" }?["time"] as? Double ?? 0
+        #expect(questionTime > wakeTime && questionTime < wakeTime + 0.6, "question at \(questionTime) s")
         let transcript = try #require(events.first { $0["event"] as? String == "transcript" }?["text"] as? String)
         #expect(transcript.split(separator: " ").contains("weather"), "heard \"\(transcript)\"")
         #expect(server.chatRequests.count == 1)
