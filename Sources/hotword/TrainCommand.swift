@@ -45,6 +45,9 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "Channels in every convolution (model size).")
     var channels = 48
 
+    @Option(help: "Dropout after each convolution block while training (regularisation).")
+    var dropout: Float = 0
+
     @Option(help: "Augmented windows per keyword clip per example pool.")
     var positiveVariants = 8
 
@@ -68,6 +71,7 @@ struct TrainCommand: ParsableCommand {
         options.seed = seed
         options.epochs = epochs
         options.channels = channels
+        options.dropout = dropout
         options.positiveVariants = positiveVariants
         options.negativeWindows = negativeWindows
         options.hardNegativeRounds = hardNegativeRounds

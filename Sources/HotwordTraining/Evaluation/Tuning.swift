@@ -3,8 +3,8 @@ import HotwordCore
 
 /// Chooses a model's operating point from measured false alarms.
 public enum Tuning {
-    /// Candidate thresholds, dense near 1 where low false-alarm rates live: σ(l) for logits 0…9.
-    public static let thresholds: [Float] = stride(from: 0, through: 9, by: 0.25).map { 1 / (1 + exp(-Float($0))) }
+    /// Candidate thresholds, dense near 1 where low false-alarm rates live: σ(l) for logits 0…12.
+    public static let thresholds: [Float] = stride(from: 0, through: 12, by: 0.25).map { 1 / (1 + exp(-Float($0))) }
 
     public struct Result: Sendable {
         public var model: KeywordModel

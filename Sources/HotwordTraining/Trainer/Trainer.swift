@@ -37,7 +37,7 @@ public final class Trainer {
     public func train() throws -> KeywordModel {
         let data = try TrainingData.load(options, report: report)
         let network = try Network(features: options.frontend.featureCount,
-                                  layers: LayerSpec.dilatedDepthwiseStack(channels: options.channels),
+                                  layers: LayerSpec.dilatedDepthwiseStack(channels: options.channels, dropout: options.dropout),
                                   seed: options.seed, threads: options.threads)
         let stride = network.totalStride
         let frames = (network.minimumFrames + stride - 1) / stride * stride

@@ -22,6 +22,8 @@ public struct TrainingOptions: Sendable {
     public var learningRate: Float = 2e-3
     /// Width of the network (channels of every convolution).
     public var channels = 48
+    /// Dropout after each depthwise-separable block, while training only.
+    public var dropout: Float = 0
     /// Augmented windows per positive clip in each example pool.
     public var positiveVariants = 8
     /// Windows cut from negative audio in each example pool.
@@ -54,6 +56,7 @@ public struct TrainingOptions: Sendable {
         try check(batchSize >= 2, "--batch-size", batchSize, "at least 2")
         try check(learningRate > 0 && learningRate < 1, "--learning-rate", learningRate, "in (0, 1)")
         try check(channels >= 4 && channels <= 512, "--channels", channels, "4 to 512")
+        try check(dropout >= 0 && dropout < 0.9, "--dropout", dropout, "0 to 0.9")
         try check(positiveVariants >= 1, "--positive-variants", positiveVariants, "at least 1")
         try check(negativeWindows >= 10, "--negative-windows", negativeWindows, "at least 10")
         try check(epochsPerPool >= 1, "--epochs-per-pool", epochsPerPool, "at least 1")
