@@ -9,6 +9,8 @@ packages=(
   libpocketsphinx-dev pocketsphinx-en-us  # embedded offline speech-to-text
   libespeak-ng-dev espeak-ng         # embedded text-to-speech and synthetic training voices
   flite                              # more synthetic training voices
+  festival festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts  # hotword synthesize: festival voices (kal, ked diphones; slt HMM)
+  pocketsphinx                       # hotword synthesize: pocketsphinx_batch checks that synthetic clips are recognisable
   sox libsox-fmt-base                # tests: an independent encoder/decoder (FLAC, OGG, WAV) to check our audio files against
   libopenblas-dev                    # matrix products (cblas_sgemm) for training keyword networks
 )
