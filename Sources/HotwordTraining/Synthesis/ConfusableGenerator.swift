@@ -179,7 +179,7 @@ public struct ConfusableGenerator: Sendable {
 
     static func isVowel(_ character: Character) -> Bool { "aeiouy".contains(character) }
 
-    /// Maximal runs of vowel letters ('y' counts after a consonant only, as in "suzy").
+    /// Maximal runs of vowel letters ('y' counts after a consonant only, as in "suzy"), without a silent final 'e'.
     static func vowelGroups(_ word: [Character]) -> [Range<Int>] {
         var groups: [Range<Int>] = []
         var index = 0
@@ -190,6 +190,10 @@ public struct ConfusableGenerator: Sendable {
             while end < word.count, isVowel(word[end]), word[end] != "y" || end == word.count - 1 { end += 1 }
             groups.append(index..<end)
             index = end
+        }
+        // A final lone 'e' after a consonant is silent ("porcupine", "google").
+        if groups.count >= 2, let last = groups.last, last.count == 1, last.upperBound == word.count, word[last.lowerBound] == "e" {
+            groups.removeLast()
         }
         return groups
     }

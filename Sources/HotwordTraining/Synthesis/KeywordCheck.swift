@@ -38,6 +38,21 @@ public struct KeywordCheck: Sendable {
     static let checkPeak: Float = 0.5
     static let noiseFloorAmplitude: Float = 0.003
 
+    /// A check for `phrase`: pronunciations from `dictionary` (the CMU dictionary) and espeak-ng,
+    /// programs from `searchPath` (PATH by default).
+    public init(phrase: String, searchPath: String? = nil, dictionary: URL? = Pronouncer.defaultDictionary,
+                thresholdPerPhone: Double = defaultThresholdPerPhone) throws(SynthesisError) {
+        let words = Phrase.normalised(phrase).split(separator: " ").map(String.init)
+        guard !words.isEmpty else { throw .emptyPhrase(phrase) }
+        let subprocess = Subprocess(searchPath: searchPath)
+        guard let executable = subprocess.locate(Self.executableName) else {
+            throw .recognizerMissing(executable: Self.executableName, package: "pocketsphinx")
+        }
+        let pronouncer = Pronouncer(dictionary: dictionary, espeak: subprocess.locate("espeak-ng"), subprocess: subprocess)
+        self.init(pronunciations: try pronouncer.pronunciations(of: words), executable: executable,
+                  subprocess: subprocess, thresholdPerPhone: thresholdPerPhone)
+    }
+
     /// `pronunciations[w]` lists the ARPAbet pronunciations of word `w` of the phrase.
     init(pronunciations: [[[String]]], executable: URL, subprocess: Subprocess,
          thresholdPerPhone: Double = defaultThresholdPerPhone) {

@@ -107,6 +107,7 @@ public struct Pronouncer: Sendable {
         "OI": ["OY"], "oU": ["OW"], "e": ["EH"], "E": ["EH"], "E2": ["EH"], "e@": ["EH", "R"], "eI": ["EY"],
         "i": ["IY"], "i:": ["IY"], "I": ["IH"], "I2": ["IH"], "I#": ["IH"], "i@": ["IH", "R"], "i@3": ["IH", "R"],
         "IR": ["IH", "R"], "u": ["UW"], "u:": ["UW"], "U": ["UH"], "U@": ["UH", "R"], "V": ["AH"], "VR": ["ER"],
+        "E:": ["EH"], "e:": ["EY"], "a:": ["AA"], "o:": ["AO"],
         "aI": ["AY"], "aI2": ["AY"], "aI@": ["AY", "ER"], "aI3": ["AY", "ER"], "aU": ["AW"], "aU@": ["AW", "ER"],
         // consonants
         "b": ["B"], "d": ["D"], "D": ["DH"], "dZ": ["JH"], "f": ["F"], "g": ["G"], "h": ["HH"], "j": ["Y"],

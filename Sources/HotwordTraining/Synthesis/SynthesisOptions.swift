@@ -77,8 +77,8 @@ public struct SynthesisOptions: Sendable {
             throw .invalidOption(name: "--max-clips", value: String(maximumClips), expected: "at least 1")
         }
         if let engines, engines.isEmpty { throw .invalidOption(name: "engines", value: "none", expected: "at least one engine") }
-        if !(thresholdPerPhone > 0 && thresholdPerPhone <= 1) {
-            throw .invalidOption(name: "threshold per phone", value: String(thresholdPerPhone), expected: "in (0, 1]")
+        if !(thresholdPerPhone > 0 && thresholdPerPhone.isFinite) {
+            throw .invalidOption(name: "threshold per phone", value: String(thresholdPerPhone), expected: "a positive number")
         }
         if rateRange.lowerBound <= 0 || pitchRange.lowerBound <= 0 || silenceRange.lowerBound < 0 || levelRange.upperBound > 0 {
             throw .invalidOption(name: "variation ranges", value: "\(rateRange), \(pitchRange), \(silenceRange), \(levelRange)",

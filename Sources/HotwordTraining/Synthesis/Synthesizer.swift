@@ -25,6 +25,7 @@ public struct Synthesizer: Sendable {
         self.options = options
     }
 
+    @discardableResult
     public func run(progress: @escaping @Sendable (SynthesisProgress) -> Void = { _ in }) throws(SynthesisError) -> SynthesisReport {
         let started = Date()
         try options.validate()
@@ -51,7 +52,7 @@ public struct Synthesizer: Sendable {
         }.joined(separator: ", ")))
 
         let pronouncer = Pronouncer(dictionary: options.dictionary, espeak: subprocess.locate("espeak-ng"), subprocess: subprocess)
-        let check = try keywordCheck(phrase: phrase, pronouncer: pronouncer, subprocess: subprocess)
+        let check = try keywordCheck(phrase: phrase, pronouncer: pronouncer)
         var confusables: [Confusable] = []
         var sentences: [String] = []
         if options.negatives {
@@ -129,18 +130,14 @@ public struct Synthesizer: Sendable {
     }
 
     /// The pocketsphinx check, or nil with `--check none`. The phrase's words must be
-    /// pronounceable either way (when a dictionary or espeak-ng is there to tell).
-    private func keywordCheck(phrase: String, pronouncer: Pronouncer, subprocess: Subprocess) throws(SynthesisError) -> KeywordCheck? {
-        let words = phrase.split(separator: " ").map(String.init)
+    /// pronounceable either way (when espeak-ng is there to tell).
+    private func keywordCheck(phrase: String, pronouncer: Pronouncer) throws(SynthesisError) -> KeywordCheck? {
         guard options.check == .pocketsphinx else {
-            if pronouncer.espeak != nil { _ = try pronouncer.pronunciations(of: words) }
+            if pronouncer.espeak != nil { _ = try pronouncer.pronunciations(of: phrase.split(separator: " ").map(String.init)) }
             return nil
         }
-        guard let executable = subprocess.locate(KeywordCheck.executableName) else {
-            throw .recognizerMissing(executable: KeywordCheck.executableName, package: "pocketsphinx")
-        }
-        return KeywordCheck(pronunciations: try pronouncer.pronunciations(of: words), executable: executable,
-                            subprocess: subprocess, thresholdPerPhone: options.thresholdPerPhone)
+        return try KeywordCheck(phrase: phrase, searchPath: options.searchPath, dictionary: options.dictionary,
+                                thresholdPerPhone: options.thresholdPerPhone)
     }
 
     private func prepareOutput(_ url: URL) throws(SynthesisError) {
