@@ -22,6 +22,7 @@ struct Hotword: AsyncParsableCommand {
             DetectCommand.self,
             BenchCommand.self,
             // models
+            SynthesizeCommand.self,
             TrainCommand.self,
             EvalCommand.self,
             TuneCommand.self,

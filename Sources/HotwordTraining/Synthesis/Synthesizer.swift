@@ -1,0 +1,207 @@
+import Foundation
+import HotwordAudio
+import Logging
+
+/// What `Synthesizer.run` reports while it works.
+public enum SynthesisProgress: Sendable {
+    case status(String)
+    case rendered(done: Int, total: Int)
+}
+
+/// Makes training clips of a wake phrase with every installed text-to-speech voice, and
+/// optionally confusable phrases and generic sentences as negatives.
+///
+/// Each clip: the engine's audio at 16 kHz with its own leading and trailing silence trimmed,
+/// scaled to a random peak level, with random silence before and after, written as 16-bit mono
+/// WAV under `<out>/<kind>/`. Quality rules (`QualityRules`) drop clips a listener would not
+/// recognise; dropped clips go to `<out>/dropped/<kind>/` for listening. `manifest.jsonl` lists
+/// every clip, kept or dropped, with its settings. The same options and seed give the same files
+/// and manifest; a rerun replaces the clips of the previous run it lists and nothing else.
+public struct Synthesizer: Sendable {
+    public let options: SynthesisOptions
+    private let logger = Logger(label: "hotword.synthesis")
+
+    public init(options: SynthesisOptions) {
+        self.options = options
+    }
+
+    @discardableResult
+    public func run(progress: @escaping @Sendable (SynthesisProgress) -> Void = { _ in }) throws(SynthesisError) -> SynthesisReport {
+        let started = Date()
+        try options.validate()
+        let phrase = Phrase.normalised(options.phrase)
+        let output = options.outputDirectory
+        try prepareOutput(output)
+        let subprocess = Subprocess(searchPath: options.searchPath)
+
+        let engines = try installedEngines(subprocess)
+        var voices: [Voice] = []
+        for engine in engines {
+            do {
+                let found = try engine.voices()
+                if found.isEmpty { logger.warning("\(engine.kind.rawValue) lists no voices; not used") }
+                voices += found
+            } catch {
+                logger.warning("cannot list the voices of \(engine.kind.rawValue), not using it: \(error)")
+            }
+        }
+        guard !voices.isEmpty else { throw .noVoices(engines: engines.map(\.kind.rawValue)) }
+        progress(.status("\(voices.count) voices: " + EngineKind.allCases.compactMap { kind in
+            let count = voices.filter { $0.engine == kind }.count
+            return count > 0 ? "\(kind.rawValue) \(count)" : nil
+        }.joined(separator: ", ")))
+
+        let pronouncer = Pronouncer(dictionary: options.dictionary, espeak: subprocess.locate("espeak-ng"), subprocess: subprocess)
+        let check = try keywordCheck(phrase: phrase, pronouncer: pronouncer)
+        var confusables: [Confusable] = []
+        var sentences: [String] = []
+        if options.negatives {
+            let generator = ConfusableGenerator(maximumCount: 40, maximumDistance: 0.75,
+                                                pronouncer: pronouncer.espeak == nil ? nil : pronouncer)
+            confusables = try generator.confusables(for: phrase)
+            sentences = NegativeSentences.excluding(phrase)
+            progress(.status("\(confusables.count) confusable phrases: " + confusables.map(\.text).joined(separator: ", ")))
+        }
+
+        let jobs = SynthesisPlan.make(options: options, voices: voices, phrase: phrase,
+                                      confusables: confusables, sentences: sentences)
+        progress(.status("rendering \(jobs.count) clips with \(options.jobs) jobs"))
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hotword-synthesize-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        for kind in Set(jobs.map(\.kind)) { try createDirectory(output.appendingPathComponent(kind.rawValue)) }
+        try createDirectory(scratch)
+        try createDirectory(ClipRenderer.checkDirectory(in: scratch))
+
+        let enginesByKind = Dictionary(uniqueKeysWithValues: engines.map { ($0.kind, $0) })
+        let renderer = ClipRenderer(outputDirectory: output, scratch: scratch, check: check)
+        let done = ProgressCounter(total: jobs.count, progress: progress)
+        let rendered = ParallelWork.map(count: jobs.count, workers: options.jobs) { index in
+            defer { done.increment() }
+            return renderer.render(jobs[index], id: index, engine: enginesByKind[jobs[index].voice.engine]!)
+        }
+
+        var entries = rendered
+        QualityRules.applyDuration(to: &entries)
+        if let check {
+            progress(.status("checking \(entries.filter { $0.kind == .positive && $0.kept }.count) positive clips with pocketsphinx"))
+            let candidates = entries.indices.filter { entries[$0].kind == .positive && entries[$0].kept }
+            let spotted = try check.detections(ids: candidates.map(ClipRenderer.checkID), in: renderer.checkDirectory, jobs: options.jobs)
+            for index in candidates where !spotted.contains(ClipRenderer.checkID(index)) {
+                entries[index].kept = false
+                entries[index].reason = QualityRules.notRecognised
+            }
+        }
+        try moveDropped(&entries)
+        entries.sort { ($0.kind, $0.file ?? "", $0.text) < ($1.kind, $1.file ?? "", $1.text) }
+        let previous = previousFiles(in: output)
+        try Manifest.write(entries, to: output.appendingPathComponent(Manifest.fileName))
+        removeStale(previous, keeping: Set(entries.compactMap(\.file)), in: output)
+        return SynthesisReport(phrase: phrase, entries: entries, confusables: confusables,
+                               voiceCount: voices.count, seconds: Date().timeIntervalSince(started))
+    }
+
+    private func installedEngines(_ subprocess: Subprocess) throws(SynthesisError) -> [any SpeechEngine] {
+        let wanted = options.engines ?? Set(EngineKind.allCases)
+        var engines: [any SpeechEngine] = []
+        for kind in EngineKind.allCases where wanted.contains(kind) {
+            let engine: (any SpeechEngine)?
+            switch kind {
+            case .espeakNG:
+                engine = subprocess.locate(kind.executable).map { EspeakEngine(executable: $0, subprocess: subprocess) }
+            case .flite:
+                engine = subprocess.locate(kind.executable).map { FliteEngine(executable: $0, subprocess: subprocess) }
+            case .festival:
+                if let text2wave = subprocess.locate(kind.executable), let festival = subprocess.locate("festival") {
+                    engine = FestivalEngine(text2wave: text2wave, festival: festival, subprocess: subprocess)
+                } else {
+                    engine = nil
+                }
+            }
+            if let engine {
+                engines.append(engine)
+            } else if options.engines != nil {
+                throw .engineMissing(engine: kind.rawValue, executable: kind.executable)
+            }
+        }
+        guard !engines.isEmpty else {
+            throw .noEngine(looked: EngineKind.allCases.map(\.executable), searchPath: subprocess.searchPathText)
+        }
+        return engines
+    }
+
+    /// The pocketsphinx check, or nil with `--check none`. The phrase's words must be
+    /// pronounceable either way (when espeak-ng is there to tell).
+    private func keywordCheck(phrase: String, pronouncer: Pronouncer) throws(SynthesisError) -> KeywordCheck? {
+        guard options.check == .pocketsphinx else {
+            if pronouncer.espeak != nil { _ = try pronouncer.pronunciations(of: phrase.split(separator: " ").map(String.init)) }
+            return nil
+        }
+        return try KeywordCheck(phrase: phrase, searchPath: options.searchPath, dictionary: options.dictionary,
+                                thresholdPerPhone: options.thresholdPerPhone)
+    }
+
+    private func prepareOutput(_ url: URL) throws(SynthesisError) {
+        let probe = url.appendingPathComponent(".hotword-write-test-\(UUID().uuidString)")
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            try Data().write(to: probe)
+            try FileManager.default.removeItem(at: probe)
+        } catch {
+            throw .outputNotWritable(path: url.path, reason: error.localizedDescription)
+        }
+    }
+
+    /// Moves the files of dropped clips from `<kind>/` to `dropped/<kind>/`.
+    private func moveDropped(_ entries: inout [ManifestEntry]) throws(SynthesisError) {
+        for index in entries.indices where !entries[index].kept {
+            guard let file = entries[index].file else { continue }
+            let destination = "dropped/" + file
+            let target = options.outputDirectory.appendingPathComponent(destination)
+            try createDirectory(target.deletingLastPathComponent())
+            if rename(options.outputDirectory.appendingPathComponent(file).path, target.path) != 0 {
+                throw .file(path: target.path, reason: "cannot move the dropped clip here: \(String(cString: strerror(errno)))")
+            }
+            entries[index].file = destination
+        }
+    }
+
+    /// The files the manifest of an earlier run lists (none if there is no readable manifest).
+    private func previousFiles(in output: URL) -> [String] {
+        let url = output.appendingPathComponent(Manifest.fileName)
+        guard FileManager.default.fileExists(atPath: url.path) else { return [] }
+        do {
+            return try Manifest.read(url).compactMap(\.file)
+        } catch {
+            logger.warning("not cleaning up after the previous run: \(error)")
+            return []
+        }
+    }
+
+    /// Removes clips an earlier run made that this run did not make again.
+    private func removeStale(_ previous: [String], keeping current: Set<String>, in output: URL) {
+        for file in previous where !current.contains(file) && !file.contains("..") {
+            try? FileManager.default.removeItem(at: output.appendingPathComponent(file))
+        }
+    }
+}
+
+/// Counts finished clips and reports every percent.
+private final class ProgressCounter: @unchecked Sendable {  // guarded by `lock`
+    private let lock = NSLock()
+    private let total: Int
+    private let progress: @Sendable (SynthesisProgress) -> Void
+    private var done = 0
+
+    init(total: Int, progress: @escaping @Sendable (SynthesisProgress) -> Void) {
+        self.total = total
+        self.progress = progress
+    }
+
+    func increment() {
+        let (count, report) = lock.withLock { () -> (Int, Bool) in
+            done += 1
+            return (done, done == total || done % max(1, total / 100) == 0)
+        }
+        if report { progress(.rendered(done: count, total: total)) }
+    }
+}

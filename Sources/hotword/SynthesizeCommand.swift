@@ -1,0 +1,109 @@
+import ArgumentParser
+import Foundation
+import HotwordTraining
+
+extension RecognitionCheck: ExpressibleByArgument {}
+extension EngineKind: ExpressibleByArgument {}
+
+/// `hotword synthesize`: training clips of a wake phrase from every installed TTS voice.
+struct SynthesizeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "synthesize",
+        abstract: "Make training clips of a wake phrase with every installed text-to-speech voice.",
+        discussion: """
+            Every espeak-ng voice and variant (plus a few non-English accents), flite voice and
+            festival voice speaks the phrase at random rate, pitch, level and surrounding silence.
+            Clips are 16 kHz mono 16-bit WAV in OUT/positive (and OUT/confusable, OUT/speech with
+            --negatives); file names start with the engine and voice. Clips a listener would not
+            recognise are dropped to OUT/dropped: silent ones, ones far shorter or longer than
+            the median for their text, and (with --check pocketsphinx) positives in which
+            pocketsphinx does not spot the phrase. OUT/manifest.jsonl lists every clip, kept or
+            dropped, with its settings. The same --seed gives the same clips.
+            """)
+
+    @Argument(help: "The wake phrase, e.g. \"hey susi\".")
+    var phrase: String
+
+    @Option(name: .customLong("out"), help: ArgumentHelp("Folder for the clips and manifest.jsonl.", valueName: "DIR"))
+    var output: String
+
+    @Flag(help: "Also make confusable phrases (\"hey sushi\", \"commuter\") and generic sentences as negatives.")
+    var negatives = false
+
+    @Option(name: .customLong("max-clips"), help: ArgumentHelp("At most N clips of each kind (shared among engines).", valueName: "N"))
+    var maxClips: Int?
+
+    @Option(help: "Random seed: the same seed and options give the same clips.")
+    var seed: UInt64 = 1
+
+    @Option(help: "Recognition check of positive clips: pocketsphinx or none.")
+    var check = RecognitionCheck.pocketsphinx
+
+    @Option(help: "Programs run at once.")
+    var jobs = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(name: .customLong("engine"), help: ArgumentHelp("Use only this engine: espeak-ng, flite or festival (repeatable; default: all installed).", valueName: "NAME"))
+    var engines: [EngineKind] = []
+
+    func run() throws {
+        var options = SynthesisOptions(phrase: phrase, outputDirectory: URL(fileURLWithPath: output))
+        options.negatives = negatives
+        options.maximumClips = maxClips
+        options.seed = seed
+        options.check = check
+        options.jobs = jobs
+        options.engines = engines.isEmpty ? nil : Set(engines)
+        let report: SynthesisReport
+        do {
+            report = try Synthesizer(options: options).run(progress: Self.show)
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        print(Self.summary(report, output: output))
+    }
+
+    private static let isTerminal = isatty(STDERR_FILENO) == 1
+
+    @Sendable private static func show(_ progress: SynthesisProgress) {
+        switch progress {
+        case .status(let text):
+            FileHandle.standardError.write(Data((text + "\n").utf8))
+        case .rendered(let done, let total):
+            if isTerminal {
+                FileHandle.standardError.write(Data("\r\u{1B}[2Krendered \(done)/\(total)\(done == total ? "\n" : "")".utf8))
+            } else if done == total || done % max(1, total / 10) == 0 {
+                FileHandle.standardError.write(Data("rendered \(done)/\(total)\n".utf8))
+            }
+        }
+    }
+
+    static func summary(_ report: SynthesisReport, output: String) -> String {
+        var lines = ["\"\(report.phrase)\": \(report.entries.count) clips from \(report.voiceCount) voices in \(format(report.seconds, 1)) s"]
+        lines.append("kind         made   kept  dropped")
+        for tally in report.tally(nil, by: { $0.kind.rawValue }) { lines.append(row(tally, width: 10)) }
+        let groupings: [(String, (ManifestEntry) -> String)] = [
+            ("engine", { $0.engine.rawValue }), ("voice", SynthesisReport.voiceFamily), ("variant", SynthesisReport.variant),
+        ]
+        for (title, key) in groupings {
+            let tallies = report.tally(.positive, by: key)
+            guard tallies.count > 1 || title == "engine" else { continue }
+            lines.append("positive clips by \(title):")
+            for tally in tallies { lines.append(row(tally, width: 28)) }
+        }
+        lines.append("manifest: \((output as NSString).appendingPathComponent("manifest.jsonl"))")
+        return lines.joined(separator: "\n")
+    }
+
+    /// "key  made  kept  dropped (share): reasons"
+    private static func row(_ tally: SynthesisReport.Tally, width: Int) -> String {
+        let reasons = tally.reasons.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) \($0.value)" }
+        let name = tally.key.padding(toLength: max(width, tally.key.count), withPad: " ", startingAt: 0)
+        let made = String(tally.total).leftPadded(6), kept = String(tally.total - tally.dropped).leftPadded(6)
+        return "  \(name) \(made) \(kept) \(String(tally.dropped).leftPadded(6)) (\(format(tally.droppedShare * 100, 1)) %)"
+            + (reasons.isEmpty ? "" : ": " + reasons.joined(separator: ", "))
+    }
+}
+
+private extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
+}
