@@ -59,7 +59,7 @@ let package = Package(
 
         // Shared by the test targets: paths to ../shared, temporary folders, ALSA file-plugin devices.
         .target(name: "HotwordTestSupport", dependencies: ["HotwordCore"], path: "Tests/HotwordTestSupport"),
-        .testTarget(name: "HotwordCoreTests", dependencies: ["HotwordCore", "HotwordModels", "HotwordTestSupport"]),
+        .testTarget(name: "HotwordCoreTests", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAudioTests", dependencies: ["HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordTestSupport", logging]),
