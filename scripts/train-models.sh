@@ -40,7 +40,7 @@ train_one() {  # name phrase positives-folder…
     --part validation --target-fa-per-hour 1
   # Held-out figures: real speech with the keyword spread through it, noise at 10 dB SNR …
   $hotword eval --model "$OUT/$name.hwks" "${positives[@]}" "${negatives[@]}" --noise "$S/noise" --snr 10 \
-    --part test --plot "$OUT/$name-det.svg" | tee "$OUT/$name-eval.txt"
+    --part test --plot "$OUT/plots/$name-det.svg" | tee "$OUT/$name-eval.txt"
   # … and false alarms on synthetic speech alone.
   $hotword eval --model "$OUT/$name.hwks" --negatives "$SYNTH/$name/speech" --noise "$S/noise" --snr 10 \
     --part all | tee "$OUT/$name-eval-synthetic.txt"
