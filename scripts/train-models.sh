@@ -12,6 +12,7 @@ S=../shared/data
 SYNTH=${HOTWORD_SYNTH_DIR:-.build-synth-data}
 OUT=${HOTWORD_MODELS_OUT:-Models}
 swift build -c release
+mkdir -p "$OUT/figures"
 hotword=.build/release/hotword
 
 # Negative speech for every keyword: the other keywords, words and phrases, read speech.
@@ -40,10 +41,10 @@ train_one() {  # name phrase positives-folder…
     --part validation --target-fa-per-hour 1
   # Held-out figures: real speech with the keyword spread through it, noise at 10 dB SNR …
   $hotword eval --model "$OUT/$name.hwks" "${positives[@]}" "${negatives[@]}" --noise "$S/noise" --snr 10 \
-    --part test --plot "$OUT/plots/$name-det.svg" | tee "$OUT/$name-eval.txt"
+    --part test --plot "$OUT/figures/$name-det.svg" | tee "$OUT/figures/$name-eval.txt"
   # … and false alarms on synthetic speech alone.
   $hotword eval --model "$OUT/$name.hwks" --negatives "$SYNTH/$name/speech" --noise "$S/noise" --snr 10 \
-    --part all | tee "$OUT/$name-eval-synthetic.txt"
+    --part all | tee "$OUT/figures/$name-eval-synthetic.txt"
 }
 
 for keyword in "${@:-hey_susi computer jarvis alexa}"; do
