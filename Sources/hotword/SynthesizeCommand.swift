@@ -82,13 +82,19 @@ struct SynthesizeCommand: ParsableCommand {
         lines.append("kind         made   kept  dropped")
         for tally in report.tally(nil, by: { $0.kind.rawValue }) { lines.append(row(tally, width: 10)) }
         let groupings: [(String, (ManifestEntry) -> String)] = [
-            ("engine", { $0.engine.rawValue }), ("voice", SynthesisReport.voiceFamily), ("variant", SynthesisReport.variant),
+            ("engine", { $0.engine.rawValue }), ("voice", SynthesisReport.voiceFamily),
         ]
         for (title, key) in groupings {
-            let tallies = report.tally(.positive, by: key)
-            guard tallies.count > 1 || title == "engine" else { continue }
             lines.append("positive clips by \(title):")
-            for tally in tallies { lines.append(row(tally, width: 28)) }
+            for tally in report.tally(.positive, by: key) { lines.append(row(tally, width: 30)) }
+        }
+        // ~100 espeak-ng variants: only the ones dropped most often.
+        let variants = report.tally(.positive, by: SynthesisReport.variant).filter { $0.key.hasPrefix("espeak-ng") && $0.dropped > 0 }
+        if !variants.isEmpty {
+            lines.append("positive clips by espeak-ng variant, the 10 dropped most often:")
+            for tally in variants.sorted(by: { ($0.droppedShare, $1.key) > ($1.droppedShare, $0.key) }).prefix(10) {
+                lines.append(row(tally, width: 30))
+            }
         }
         lines.append("manifest: \((output as NSString).appendingPathComponent("manifest.jsonl"))")
         return lines.joined(separator: "\n")

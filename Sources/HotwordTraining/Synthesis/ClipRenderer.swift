@@ -6,6 +6,7 @@ struct ClipRenderer: Sendable {
     let outputDirectory: URL
     let scratch: URL
     let check: KeywordCheck?
+    let engines: [EngineKind: any SpeechEngine]
 
     static let sampleRate = AudioFileReader.defaultSampleRate
     /// Kept around the detected speech so weak onsets and endings (h, s, f) are not cut.
@@ -18,7 +19,7 @@ struct ClipRenderer: Sendable {
     static func checkID(_ index: Int) -> String { "clip\(index)" }
 
     /// Never throws: a failure becomes a dropped entry with the reason.
-    func render(_ job: ClipJob, id: Int, engine: any SpeechEngine) -> ManifestEntry {
+    func render(_ job: ClipJob, id: Int) -> ManifestEntry {
         var entry = ManifestEntry(
             file: nil, kind: job.kind, text: job.text, engine: job.voice.engine, voice: job.voice.name,
             language: job.voice.language, rate: job.style.rate, pitch: job.style.pitch, levelDB: job.levelDB,
@@ -28,6 +29,7 @@ struct ClipRenderer: Sendable {
         defer { try? FileManager.default.removeItem(at: folder) }
         do {
             try createDirectory(folder)
+            guard let engine = engines[job.voice.engine] else { throw SynthesisError.engineMissing(engine: job.voice.engine.rawValue, executable: job.voice.engine.executable) }
             let samples = try engine.render(job.text, voice: job.voice, style: job.style, scratch: folder)
             guard let speech = QualityRules.speech(in: samples) else {
                 entry.reason = QualityRules.silent

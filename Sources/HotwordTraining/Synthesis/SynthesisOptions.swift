@@ -50,7 +50,7 @@ public struct SynthesisOptions: Sendable {
     public var espeakRenditions = 2
     public var accentRenditions = 1
     public var otherEngineRenditions = 30
-    /// Renditions of each generic sentence (voices drawn like the positives' voices).
+    /// Renditions of each generic sentence (voices drawn from those of the kept positives).
     public var sentenceRenditions = 3
 
     /// Speaking rate and pitch relative to each voice's default, drawn uniformly (pitch log-uniformly).

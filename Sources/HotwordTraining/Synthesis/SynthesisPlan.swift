@@ -18,47 +18,53 @@ struct ClipJob: Sendable, Hashable {
 }
 
 /// Decides which clips are made. Every voice speaks the phrase (`SynthesisOptions.renditions`
-/// times); negatives are spoken by voices drawn from the same list, so engines and voices have
-/// the same shares among negatives as among positives and a model cannot tell the classes
-/// apart by voice. Each clip's random settings come from a generator seeded by the seed and the
-/// clip's identity (kind, voice, text, rendition), so a clip does not change when others are
-/// added or left out.
+/// times). Negatives are spoken by the voices of the positives that were kept, drawn from that
+/// list with its repetitions, so engines and voices have the same shares among negatives as
+/// among usable positives and a model cannot tell the classes apart by voice. Each clip's
+/// random settings come from a generator seeded by the seed and the clip's identity (kind,
+/// voice, text, rendition), so a clip does not change when others are added or left out.
 enum SynthesisPlan {
-    static func make(options: SynthesisOptions, voices: [Voice], phrase: String,
-                     confusables: [Confusable], sentences: [String]) -> [ClipJob] {
+    private typealias Request = (text: String, voice: Voice, rule: String?, tag: String)
+
+    /// Every voice's renditions of the phrase (at most `maximumClips`).
+    static func positives(options: SynthesisOptions, voices: [Voice], phrase: String) -> [ClipJob] {
         let slots = voices.sorted().flatMap { voice in Array(repeating: voice, count: options.renditions(of: voice)) }
-        var kinds: [(ClipKind, [(text: String, voice: Voice, rule: String?, tag: String)])] = [
-            (.positive, slots.map { (phrase, $0, nil, "") }),
-        ]
-        if options.negatives {
-            let perConfusable = confusables.isEmpty ? 0 : (slots.count + confusables.count - 1) / confusables.count
-            let confusableVoices = shuffled(slots, seed: options.seed, stream: "confusable-voices")
-            kinds.append((.confusable, confusables.enumerated().flatMap { index, confusable in
-                (0..<perConfusable).map { rendition in
-                    (confusable.text, confusableVoices[(index * perConfusable + rendition) % slots.count],
-                     confusable.rule, slug(confusable.text) + "-")
-                }
-            }))
-            let sentenceVoices = shuffled(slots, seed: options.seed, stream: "sentence-voices")
-            kinds.append((.speech, sentences.enumerated().flatMap { index, sentence in
-                (0..<options.sentenceRenditions).map { rendition in
-                    (sentence, sentenceVoices[(index * options.sentenceRenditions + rendition) % slots.count],
-                     nil, String(format: "s%03d-", index + 1))
-                }
-            }))
-        }
-        var jobs: [ClipJob] = []
-        for (kind, requests) in kinds where !slots.isEmpty {
-            var renditions: [String: Int] = [:]
-            let numbered = requests.map { request -> ClipJob in
-                let key = "\(request.text)|\(request.voice.speakerID)"
-                renditions[key, default: 0] += 1
-                return job(kind: kind, text: request.text, voice: request.voice, rendition: renditions[key]!,
-                           rule: request.rule, tag: request.tag, options: options)
+        return numbered(.positive, slots.map { (phrase, $0, nil, "") }, options: options)
+    }
+
+    /// About as many confusable clips as `voicePool` has entries (spread evenly over the
+    /// confusables) and `sentenceRenditions` clips per sentence, voices drawn from `voicePool`.
+    static func negatives(options: SynthesisOptions, voicePool: [Voice], confusables: [Confusable],
+                          sentences: [String]) -> [ClipJob] {
+        guard !voicePool.isEmpty else { return [] }
+        let perConfusable = confusables.isEmpty ? 0 : (voicePool.count + confusables.count - 1) / confusables.count
+        let confusableVoices = shuffled(voicePool, seed: options.seed, stream: "confusable-voices")
+        let confusableRequests: [Request] = confusables.enumerated().flatMap { index, confusable in
+            (0..<perConfusable).map { rendition in
+                (confusable.text, confusableVoices[(index * perConfusable + rendition) % voicePool.count],
+                 confusable.rule, slug(confusable.text) + "-")
             }
-            jobs += capped(numbered, to: options.maximumClips, seed: options.seed, stream: kind.rawValue)
         }
-        return jobs
+        let sentenceVoices = shuffled(voicePool, seed: options.seed, stream: "sentence-voices")
+        let sentenceRequests: [Request] = sentences.enumerated().flatMap { index, sentence in
+            (0..<options.sentenceRenditions).map { rendition in
+                (sentence, sentenceVoices[(index * options.sentenceRenditions + rendition) % voicePool.count],
+                 nil, String(format: "s%03d-", index + 1))
+            }
+        }
+        return numbered(.confusable, confusableRequests, options: options) + numbered(.speech, sentenceRequests, options: options)
+    }
+
+    /// Jobs for the requests (renditions counted per text and voice), at most `maximumClips`.
+    private static func numbered(_ kind: ClipKind, _ requests: [Request], options: SynthesisOptions) -> [ClipJob] {
+        var renditions: [String: Int] = [:]
+        let jobs = requests.map { request -> ClipJob in
+            let key = "\(request.text)|\(request.voice.speakerID)"
+            renditions[key, default: 0] += 1
+            return job(kind: kind, text: request.text, voice: request.voice, rendition: renditions[key]!,
+                       rule: request.rule, tag: request.tag, options: options)
+        }
+        return capped(jobs, to: options.maximumClips, seed: options.seed, stream: kind.rawValue)
     }
 
     private static func job(kind: ClipKind, text: String, voice: Voice, rendition: Int, rule: String?, tag: String,

@@ -14,8 +14,10 @@ public enum SynthesisProgress: Sendable {
 /// Each clip: the engine's audio at 16 kHz with its own leading and trailing silence trimmed,
 /// scaled to a random peak level, with random silence before and after, written as 16-bit mono
 /// WAV under `<out>/<kind>/`. Quality rules (`QualityRules`) drop clips a listener would not
-/// recognise; dropped clips go to `<out>/dropped/<kind>/` for listening. `manifest.jsonl` lists
-/// every clip, kept or dropped, with its settings. The same options and seed give the same files
+/// recognise; dropped clips go to `<out>/dropped/<kind>/` for listening. Positives are made and
+/// checked first; negatives are then spoken by the voices of the kept positives
+/// (`SynthesisPlan`). `manifest.jsonl` lists every clip in plan order, kept or dropped, with its
+/// settings. The same options and seed give the same files
 /// and manifest; a rerun replaces the clips of the previous run it lists and nothing else.
 public struct Synthesizer: Sendable {
     public let options: SynthesisOptions
@@ -63,41 +65,55 @@ public struct Synthesizer: Sendable {
             progress(.status("\(confusables.count) confusable phrases: " + confusables.map(\.text).joined(separator: ", ")))
         }
 
-        let jobs = SynthesisPlan.make(options: options, voices: voices, phrase: phrase,
-                                      confusables: confusables, sentences: sentences)
-        progress(.status("rendering \(jobs.count) clips with \(options.jobs) jobs"))
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hotword-synthesize-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        for kind in Set(jobs.map(\.kind)) { try createDirectory(output.appendingPathComponent(kind.rawValue)) }
         try createDirectory(scratch)
         try createDirectory(ClipRenderer.checkDirectory(in: scratch))
+        let renderer = ClipRenderer(outputDirectory: output, scratch: scratch, check: check,
+                                    engines: Dictionary(uniqueKeysWithValues: engines.map { ($0.kind, $0) }))
 
-        let enginesByKind = Dictionary(uniqueKeysWithValues: engines.map { ($0.kind, $0) })
-        let renderer = ClipRenderer(outputDirectory: output, scratch: scratch, check: check)
-        let done = ProgressCounter(total: jobs.count, progress: progress)
-        let rendered = ParallelWork.map(count: jobs.count, workers: options.jobs) { index in
-            defer { done.increment() }
-            return renderer.render(jobs[index], id: index, engine: enginesByKind[jobs[index].voice.engine]!)
-        }
-
-        var entries = rendered
-        QualityRules.applyDuration(to: &entries)
+        let positiveJobs = SynthesisPlan.positives(options: options, voices: voices, phrase: phrase)
+        var entries = try render(positiveJobs, with: renderer, progress: progress)
         if let check {
-            progress(.status("checking \(entries.filter { $0.kind == .positive && $0.kept }.count) positive clips with pocketsphinx"))
-            let candidates = entries.indices.filter { entries[$0].kind == .positive && entries[$0].kept }
+            let candidates = entries.indices.filter { entries[$0].kept }
+            progress(.status("checking \(candidates.count) positive clips with pocketsphinx"))
             let spotted = try check.detections(ids: candidates.map(ClipRenderer.checkID), in: renderer.checkDirectory, jobs: options.jobs)
             for index in candidates where !spotted.contains(ClipRenderer.checkID(index)) {
                 entries[index].kept = false
                 entries[index].reason = QualityRules.notRecognised
             }
         }
+        if options.negatives {
+            var pool = positiveJobs.indices.filter { entries[$0].kept }.map { positiveJobs[$0].voice }
+            if pool.isEmpty {
+                logger.warning("no positive clip was kept; negatives use every voice")
+                pool = positiveJobs.map(\.voice)
+            }
+            let negativeJobs = SynthesisPlan.negatives(options: options, voicePool: pool,
+                                                       confusables: confusables, sentences: sentences)
+            entries += try render(negativeJobs, with: renderer, progress: progress)
+        }
         try moveDropped(&entries)
-        entries.sort { ($0.kind, $0.file ?? "", $0.text) < ($1.kind, $1.file ?? "", $1.text) }
         let previous = previousFiles(in: output)
         try Manifest.write(entries, to: output.appendingPathComponent(Manifest.fileName))
         removeStale(previous, keeping: Set(entries.compactMap(\.file)), in: output)
         return SynthesisReport(phrase: phrase, entries: entries, confusables: confusables,
                                voiceCount: voices.count, seconds: Date().timeIntervalSince(started))
+    }
+
+    /// Renders the jobs in parallel and applies the duration rule within them.
+    private func render(_ jobs: [ClipJob], with renderer: ClipRenderer,
+                        progress: @escaping @Sendable (SynthesisProgress) -> Void) throws(SynthesisError) -> [ManifestEntry] {
+        guard let kind = jobs.first?.kind else { return [] }
+        progress(.status("rendering \(jobs.count) \(kind == .positive ? "positive" : "negative") clips with \(options.jobs) jobs"))
+        for kind in Set(jobs.map(\.kind)) { try createDirectory(options.outputDirectory.appendingPathComponent(kind.rawValue)) }
+        let done = ProgressCounter(total: jobs.count, progress: progress)
+        var entries = ParallelWork.map(count: jobs.count, workers: options.jobs) { index in
+            defer { done.increment() }
+            return renderer.render(jobs[index], id: index)
+        }
+        QualityRules.applyDuration(to: &entries)
+        return entries
     }
 
     private func installedEngines(_ subprocess: Subprocess) throws(SynthesisError) -> [any SpeechEngine] {
