@@ -80,7 +80,8 @@ struct SynthesizeCommand: ParsableCommand {
     static func summary(_ report: SynthesisReport, output: String) -> String {
         var lines = ["\"\(report.phrase)\": \(report.entries.count) clips from \(report.voiceCount) voices in \(format(report.seconds, 1)) s"]
         lines.append("kind         made   kept  dropped")
-        for tally in report.tally(nil, by: { $0.kind.rawValue }) { lines.append(row(tally, width: 10)) }
+        let kinds = report.tally(nil, by: { $0.kind.rawValue })
+        for kind in ClipKind.allCases { if let tally = kinds.first(where: { $0.key == kind.rawValue }) { lines.append(row(tally, width: 10)) } }
         let groupings: [(String, (ManifestEntry) -> String)] = [
             ("engine", { $0.engine.rawValue }), ("voice", SynthesisReport.voiceFamily),
         ]
