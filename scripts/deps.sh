@@ -8,10 +8,9 @@ packages=(
   libcurl4-openssl-dev               # HTTP: SUSI server, HTTP speech-to-text
   libpocketsphinx-dev pocketsphinx-en-us  # embedded offline speech-to-text
   libespeak-ng-dev espeak-ng         # embedded text-to-speech and synthetic training voices
-  pocketsphinx                       # tests: pocketsphinx_continuous as a real program for the command speech-to-text backend
   flite                              # more synthetic training voices
   festival festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts  # hotword synthesize: festival voices (kal, ked diphones; slt HMM)
-  pocketsphinx                       # hotword synthesize: pocketsphinx_batch checks that synthetic clips are recognisable
+  pocketsphinx                       # pocketsphinx_batch checks synthetic clips (hotword synthesize); pocketsphinx_continuous tests the command STT backend
   sox libsox-fmt-base                # tests: an independent encoder/decoder (FLAC, OGG, WAV) to check our audio files against
   libopenblas-dev                    # matrix products (cblas_sgemm) for training keyword networks
 )
