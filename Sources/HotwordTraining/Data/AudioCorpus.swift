@@ -65,17 +65,16 @@ public struct DataSplit: Sendable, Hashable, Codable {
     }
 
     /// test if hash(group) < testFraction, validation if below test + validation, else train;
-    /// hash = FNV-1a (64 bit) of the group key's UTF-8, scaled to [0, 1).
+    /// hash = FNV-1a (64 bit) of the group key's UTF-8, mixed by MurmurHash3's finaliser and
+    /// scaled to [0, 1).
     public func part(of group: String) -> Part {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in group.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        let unit = Double(hash >> 11) / Double(1 << 53)
+        let unit = StableHash.unitInterval(of: group)
         if unit < testFraction { return .test }
         if unit < testFraction + validationFraction { return .validation }
         return .train
     }
 
     public var summary: String {
-        "split by group (speaker prefix before the last '_' in the file name, else the file) with FNV-1a-64 of 'folder/group': test < \(testFraction), validation < \(testFraction + validationFraction), train otherwise"
+        "split by group (speaker prefix before the last '_' in the file name, else the file) with FNV-1a-64 + fmix64 of 'folder/group': test < \(testFraction), validation < \(testFraction + validationFraction), train otherwise"
     }
 }

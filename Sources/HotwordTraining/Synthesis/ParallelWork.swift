@@ -44,12 +44,3 @@ private final class ResultSlots<T: Sendable>: @unchecked Sendable {  // guarded 
     func set(_ index: Int, _ value: T) { lock.withLock { slots[index] = value } }
     func values() -> [T] { lock.withLock { slots.map { $0! } } }
 }
-
-/// FNV-1a (64 bit) of a string's UTF-8: the same on every run and machine, unlike `Hasher`.
-enum StableHash {
-    static func of(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        return hash
-    }
-}
