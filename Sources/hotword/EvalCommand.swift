@@ -59,8 +59,9 @@ struct EvalCommand: ParsableCommand {
         discussion: """
             Builds one long stream: the keyword clips spread evenly through the negative speech with
             pauses, every clip at -26 dBFS speech level, background noise at --snr over everything.
-            Runs the streaming detector across sensitivities 0…1, prints a table, the miss rate at
-            ≤ 1 and ≤ 0.1 false alarms per hour, and writes the DET curve as SVG with --plot.
+            Runs the streaming detector across sensitivities 0…1 and prints a table; reads the miss
+            rate at ≤ 1 and ≤ 0.1 false alarms per hour off a sweep of thresholds up to 0.999994
+            (with the threshold and sensitivity that reach it); writes the DET curve as SVG with --plot.
             Without --positives it measures false alarms only.
             """)
 
@@ -88,13 +89,16 @@ struct EvalCommand: ParsableCommand {
         let stream = try data.stream()
         let sensitivities = stride(from: 0, through: 20, by: 1).map { Float($0) / 20 }
         let points = try Evaluation.sweep(keywordModel, stream: stream, sensitivities: sensitivities)
-        let atOne = Evaluation.missRate(atMost: 1, in: points), atTenth = Evaluation.missRate(atMost: 0.1, in: points)
+        // The limits are a property of the model, not of its sensitivity map: read them off the
+        // whole DET curve, thresholds up to 0.999994, beyond the map's range.
+        let curve = try Evaluation.thresholdSweep(keywordModel, stream: stream, thresholds: Tuning.thresholds)
+        let atOne = Evaluation.bestPoint(atMost: 1, in: curve), atTenth = Evaluation.bestPoint(atMost: 0.1, in: curve)
         if json {
             let rows = points.map {
                 "{\"sensitivity\":\($0.sensitivity),\"threshold\":\($0.threshold),\"miss_rate\":\($0.missRate),\"false_alarms_per_hour\":\($0.falseAlarmsPerHour)}"
             }
             print("{\"keywords\":\(stream.keywordRanges.count),\"negative_hours\":\(stream.negativeDuration / 3600),"
-                + "\"miss_rate_at_1_fa_per_hour\":\(atOne.map { "\($0)" } ?? "null"),\"miss_rate_at_0.1_fa_per_hour\":\(atTenth.map { "\($0)" } ?? "null"),"
+                + "\"miss_rate_at_1_fa_per_hour\":\(atOne.map { "\($0.missRate)" } ?? "null"),\"miss_rate_at_0.1_fa_per_hour\":\(atTenth.map { "\($0.missRate)" } ?? "null"),"
                 + "\"points\":[\(rows.joined(separator: ","))]}")
         } else {
             print("\(keywordModel.keywords[0]): \(stream.keywordRanges.count) keywords in \(format(stream.duration / 60, 1)) min of audio (\(format(stream.negativeDuration / 3600, 3)) h without the keyword)\(data.noise.isEmpty ? "" : ", noise at \(format(Double(data.snr), 0)) dB SNR")")
@@ -102,8 +106,12 @@ struct EvalCommand: ParsableCommand {
             for point in points {
                 print("\(format(Double(point.sensitivity), 2).padding(13))\(format(Double(point.threshold), 4).padding(11))\((format(point.missRate * 100, 1) + " %").padding(11))\(format(point.falseAlarmsPerHour, 2)) (\(point.falseAlarms))")
             }
-            print("miss rate at ≤ 1 false alarm/h:    \(atOne.map { format($0 * 100, 1) + " %" } ?? "not reached")")
-            print("miss rate at ≤ 0.1 false alarm/h:  \(atTenth.map { format($0 * 100, 1) + " %" } ?? "not reached")")
+            func describe(_ point: OperatingPoint?) -> String {
+                guard let point else { return "not reached" }
+                return "\(format(point.missRate * 100, 1)) % (threshold \(format(Double(point.threshold), 6)), sensitivity \(format(Double(point.sensitivity), 2)), \(format(point.falseAlarmsPerHour, 2)) false alarms/h)"
+            }
+            print("miss rate at ≤ 1 false alarm/h:    \(describe(atOne))")
+            print("miss rate at ≤ 0.1 false alarm/h:  \(describe(atTenth))")
         }
         if listFalseAlarms, let tuned = points.first(where: { $0.sensitivity == keywordModel.detection.sensitivity }) {
             for time in tuned.falseAlarmTimes {
@@ -111,7 +119,10 @@ struct EvalCommand: ParsableCommand {
             }
         }
         if let plot {
-            let svg = DETPlot.svg(title: "\(keywordModel.keywords[0]) — DET curve", series: [.init(name: URL(fileURLWithPath: model).lastPathComponent, points: points)])
+            let svg = DETPlot.svg(title: "\(keywordModel.keywords[0]) — DET curve", series: [
+                .init(name: "thresholds", points: curve),
+                .init(name: "sensitivities 0…1", points: points),
+            ])
             do {
                 try svg.write(toFile: plot, atomically: true, encoding: .utf8)
             } catch {

@@ -15,6 +15,35 @@ import Testing
         }
     }
 
+    @Test func replayingScoresGivesTheLiveDetectorsDetectionsAtEveryThreshold() throws {
+        // Tones of falling loudness, so that higher thresholds drop some of them; a trigger level
+        // and refractory period that matter (tones 0.3 s apart merge into one detection).
+        let detection = DetectionDefaults(smoothingSeconds: 0.06, triggerLevel: 2, refractorySeconds: 0.6)
+        let model = ToneModels.model(keyword: "beep", frequency: 1_000, detection: detection)
+        var signal = ToneModels.signal(seconds: 8, tones: [(0.5, 1_000), (0.9, 1_000)])
+        for (start, amplitude) in [(2.5, Float(0.01)), (4.5, 0.003), (6.5, 0.001)] {
+            let tone = ToneModels.signal(seconds: 8, tones: [(start, 1_000)], amplitude: amplitude)
+            signal = zip(signal, tone).map { $0 + $1 }
+        }
+        let live = { (sensitivity: Float) throws -> [Detection] in
+            try Detector(models: [model], settings: ["beep": KeywordSettings(sensitivity: sensitivity)]).process(signal).detections
+        }
+        let detector = try Detector(models: [model])
+        var scores: [ScoreEvent] = []
+        detector.onScore = { scores.append($0) }
+        _ = detector.process(signal)
+        let sensitivities: [Float] = [0, 0.2, 0.4, 0.5, 0.6, 0.8, 0.95, 1]
+        let thresholds = sensitivities.map { model.detection.sensitivityMap.threshold(forSensitivity: $0) }
+        let replayed = try Detector.replay(scores, keyword: "beep", of: model, thresholds: thresholds)
+        var counts: Set<Int> = []
+        for (sensitivity, found) in zip(sensitivities, replayed) {
+            #expect(found == (try live(sensitivity)), "sensitivity \(sensitivity)")
+            counts.insert(found.count)
+        }
+        #expect(counts.count > 1, "the thresholds change what is found: \(counts)")
+        #expect(throws: DetectorError.self) { try Detector.replay(scores, keyword: "boop", of: model, thresholds: [0.5]) }
+    }
+
     @Test func anyChunkingGivesTheSameScoresAndDetections() throws {
         let models = [ToneModels.model(keyword: "low", frequency: 500), ToneModels.model(keyword: "high", frequency: 2_000)]
         let signal = ToneModels.signal(seconds: 5, tones: [(0.5, 500), (1.5, 2_000), (3, 500)])

@@ -199,3 +199,22 @@ private struct ModelRunner {
         for k in triggers.indices { triggers[k].reset() }
     }
 }
+
+extension Detector {
+    /// The detections `keyword` of `model` makes at each of `thresholds`, from the raw network
+    /// scores of one run (`ScoreEvent.raw` and `.time` of that keyword, in order): the same
+    /// smoothing, trigger level, refractory period and warm-up as a live detector, without
+    /// running the network again — a threshold sweep costs one pass of the network.
+    public static func replay(_ scores: [ScoreEvent], keyword: String, of model: KeywordModel, settings: KeywordSettings = KeywordSettings(),
+                              thresholds: [Float]) throws(DetectorError) -> [[Detection]] {
+        let runner = try ModelRunner(model: model, settings: [keyword: settings])
+        guard let trigger = runner.triggers.first(where: { $0.keyword == keyword }) else {
+            throw .unknownKeyword(keyword, known: model.keywords)
+        }
+        return thresholds.map { threshold in
+            var replayed = trigger
+            replayed.setThreshold(threshold)
+            return scores.compactMap { replayed.observe($0.raw, at: $0.time).detection }
+        }
+    }
+}

@@ -93,25 +93,34 @@ public enum Evaluation {
     public static let lateness = 0.5
 
     public static func sweep(_ model: KeywordModel, stream: EvaluationStream, sensitivities: [Float]) throws -> [OperatingPoint] {
-        let keyword = model.keywords[0]
-        return try sensitivities.map { sensitivity in
-            let detector = try Detector(models: [model], settings: [keyword: KeywordSettings(sensitivity: sensitivity)])
-            let detections = detector.process(stream.samples).detections.filter { $0.keyword == keyword }
-            return score(detections, stream: stream, sensitivity: sensitivity,
-                         threshold: model.detection.sensitivityMap.threshold(forSensitivity: sensitivity))
+        let thresholds = sensitivities.map { model.detection.sensitivityMap.threshold(forSensitivity: $0) }
+        return try zip(sensitivities, replay(model, stream: stream, thresholds: thresholds)).map { sensitivity, point in
+            var point = point
+            point.sensitivity = sensitivity
+            return point
         }
     }
 
-    /// The same sweep over score thresholds instead of the model's sensitivity map.
+    /// The same sweep over score thresholds instead of the model's sensitivity map; each point's
+    /// sensitivity is the one the map gives its threshold.
     public static func thresholdSweep(_ model: KeywordModel, stream: EvaluationStream, thresholds: [Float]) throws -> [OperatingPoint] {
-        var linear = model
-        // Sensitivity s ↦ threshold 1 − s, so a sensitivity names a threshold directly.
-        linear.detection.sensitivityMap = SensitivityMap(points: [.init(sensitivity: 0, threshold: 1), .init(sensitivity: 1, threshold: 0)])
-        return try sweep(linear, stream: stream, sensitivities: thresholds.map { 1 - $0 }).map { point in
+        try replay(model, stream: stream, thresholds: thresholds).map { point in
             var point = point
-            point.threshold = 1 - point.sensitivity
             point.sensitivity = model.detection.sensitivityMap.sensitivity(forThreshold: point.threshold)
             return point
+        }
+    }
+
+    /// One pass of the network over the stream, then the detector's triggering replayed per threshold.
+    private static func replay(_ model: KeywordModel, stream: EvaluationStream, thresholds: [Float]) throws -> [OperatingPoint] {
+        let keyword = model.keywords[0]
+        let detector = try Detector(models: [model])
+        var scores: [ScoreEvent] = []
+        detector.onScore = { if $0.keyword == keyword { scores.append($0) } }
+        _ = detector.process(stream.samples)
+        let detections = try Detector.replay(scores, keyword: keyword, of: model, thresholds: thresholds)
+        return zip(thresholds, detections).map { threshold, found in
+            score(found, stream: stream, sensitivity: model.detection.sensitivityMap.sensitivity(forThreshold: threshold), threshold: threshold)
         }
     }
 
@@ -138,9 +147,11 @@ public enum Evaluation {
         return stream.negativeClips.last { $0.range.lowerBound <= sample }?.name ?? "the start of the stream"
     }
 
-    /// The lowest miss rate among points with at most `limit` false alarms per hour.
-    public static func missRate(atMost limit: Double, in points: [OperatingPoint]) -> Double? {
-        points.filter { $0.falseAlarmsPerHour <= limit }.map(\.missRate).min()
+    /// The point with the lowest miss rate (then the fewest false alarms) among those with at
+    /// most `limit` false alarms per hour.
+    public static func bestPoint(atMost limit: Double, in points: [OperatingPoint]) -> OperatingPoint? {
+        points.filter { $0.falseAlarmsPerHour <= limit }
+            .min { ($0.missRate, $0.falseAlarmsPerHour) < ($1.missRate, $1.falseAlarmsPerHour) }
     }
 }
 

@@ -1,0 +1,81 @@
+import Foundation
+import HotwordAudio
+import HotwordCore
+import HotwordModels
+import HotwordTestSupport
+import Testing
+
+/// `hotword eval` and `hotword tune` on folders of tone clips, with the hand-built tone model:
+/// 1 kHz bursts are the keyword; 2 kHz bursts and faint noise are not.
+@Suite struct EvalCommandTests {
+    let folder: URL
+    let modelPath: String
+    let positives: String
+    let negatives: String
+    let keywordsAsNegatives: String
+
+    init() throws {
+        folder = try TestPaths.temporaryDirectory("eval-cli")
+        modelPath = folder.appendingPathComponent("beep.hwks").path
+        try ModelStore.save(ToneModels.model(keyword: "beep", frequency: 1_000), to: modelPath)
+        let folder = folder
+        func clips(_ name: String, count: Int, frequency: Double?) throws -> String {
+            let directory = folder.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            for index in 0..<count {
+                let tones = frequency.map { [(start: 0.5, frequency: $0)] } ?? []
+                try AudioFileWriter.writeWAV(ToneModels.signal(seconds: 1.5, tones: tones),
+                                             to: directory.appendingPathComponent("\(index).wav"), sampleRate: 16_000)
+            }
+            return directory.path
+        }
+        positives = try clips("positives", count: 8, frequency: 1_000)
+        negatives = try clips("negatives", count: 40, frequency: 2_000)
+        keywordsAsNegatives = try clips("keywords-as-negatives", count: 20, frequency: 1_000)
+    }
+
+    @Test func tableLimitsAndDETPlot() async throws {
+        let plot = folder.appendingPathComponent("det.svg").path
+        let result = try await HotwordBinary.run(["eval", "--model", modelPath, "--positives", positives, "--negatives", negatives,
+                                                  "--part", "all", "--plot", plot])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("beep: 8 keywords") == true, "\(result.stdout)")
+        #expect(lines.filter { $0.hasSuffix("0.00 (0)") }.count == 21, "21 sensitivities, none with a false alarm: \(result.stdout)")
+        #expect(lines.contains { $0.hasPrefix("miss rate at ≤ 1 false alarm/h:    0.0 % (threshold") }, "\(result.stdout)")
+        let svg = try String(contentsOfFile: plot, encoding: .utf8)
+        #expect(svg.hasPrefix("<svg") && svg.contains("thresholds") && svg.contains("sensitivities 0…1"))
+    }
+
+    @Test func keywordsAmongTheNegativesAreFalseAlarmsAtEverySensitivity() async throws {
+        let result = try await HotwordBinary.run(["eval", "--model", modelPath, "--negatives", keywordsAsNegatives,
+                                                  "--part", "all", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
+        #expect(object["keywords"] as? Int == 0, "\(result.stdout)")
+        let points = object["points"] as! [[String: Any]]
+        #expect(points.count == 21 && points.allSatisfy { ($0["false_alarms_per_hour"] as! Double) > 100 })
+    }
+
+    @Test func tuneWritesTheOperatingPointIntoTheModel() async throws {
+        let tuned = folder.appendingPathComponent("tuned.hwks").path
+        let result = try await HotwordBinary.run(["tune", "--model", modelPath, "--positives", positives, "--negatives", negatives,
+                                                  "--part", "all", "--target-fa-per-hour", "1", "--out", tuned])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("0.00 false alarms/h, miss rate 0.0 %"), "\(result.stdout)")
+        let model = try ModelStore.load(tuned)
+        let chosen = try #require(model.training.figures["tuned_threshold"])
+        #expect(model.detection.sensitivity == 0.5)
+        #expect(abs(Double(model.detection.sensitivityMap.threshold(forSensitivity: 0.5)) - chosen) < 1e-6)
+        #expect(chosen == 0.5, "no false alarm at any threshold: the lowest candidate is chosen, \(chosen)")
+        let original = try ModelStore.load(modelPath)
+        #expect(original.detection.sensitivityMap != model.detection.sensitivityMap, "--out leaves --model as it was")
+    }
+
+    @Test func aMissingFolderIsNamed() async throws {
+        let missing = folder.appendingPathComponent("nowhere").path
+        let result = try await HotwordBinary.run(["eval", "--model", modelPath, "--negatives", missing])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains(missing), "\(result.stderr)")
+    }
+}
