@@ -4,7 +4,7 @@
 ///
 /// Output i of an input of L frames reads frames start + i·stride + j·dilation (j < kernel),
 /// start = L − ((n − 1)·stride + receptiveField): the last output reads the last frame.
-final class ConvolutionOperation: Operation {
+final class ConvolutionOperation: TemporalOperation {
     let inputs: Int, outputs: Int, kernel: Int, dilation: Int, stride: Int
     let weights: Parameter
     let bias: Parameter?
@@ -25,14 +25,8 @@ final class ConvolutionOperation: Operation {
         self.bias = bias.map { Parameter($0, decays: false) }
     }
 
-    var receptiveField: Int { (kernel - 1) * dilation + 1 }
     var outputChannels: Int { outputs }
-    var parameters: [Parameter] { [weights] + (bias.map { [$0] } ?? []) }
     private var rowWidth: Int { kernel * inputs }
-
-    func inputFrames(forOutputs outputs: Int?) -> Int? { outputs.map { ($0 - 1) * stride + receptiveField } }
-
-    func outputFrames(inputFrames frames: Int) -> Int { frames < receptiveField ? 0 : (frames - receptiveField) / stride + 1 }
 
     /// The input is already the row matrix when every output reads exactly one whole frame.
     private func readsInputDirectly(_ input: SequenceView, outputFrames: Int) -> Bool {
@@ -41,7 +35,7 @@ final class ConvolutionOperation: Operation {
 
     func forward(_ input: SequenceView, outputFrames: Int, context: ForwardContext) -> SequenceView {
         let batch = input.batch, rowCount = batch * outputFrames, width = rowWidth
-        let start = input.frames - ((outputFrames - 1) * stride + receptiveField)
+        let start = firstInputFrame(of: input, outputFrames: outputFrames)
         lastInput = input
         lastStart = start
         lastOutputFrames = outputFrames

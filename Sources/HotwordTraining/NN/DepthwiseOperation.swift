@@ -1,6 +1,6 @@
 /// One filter per channel: y[c] = b[c] + Σ_j W[j][c]·x[start + i·stride + j·dilation][c], with the
 /// same end-aligned output positions as `ConvolutionOperation`. Vectorised across channels.
-final class DepthwiseOperation: Operation {
+final class DepthwiseOperation: TemporalOperation {
     let channels: Int, kernel: Int, dilation: Int, stride: Int
     let weights: Parameter
     let bias: Parameter?
@@ -17,19 +17,13 @@ final class DepthwiseOperation: Operation {
         self.bias = bias.map { Parameter($0, decays: false) }
     }
 
-    var receptiveField: Int { (kernel - 1) * dilation + 1 }
     var outputChannels: Int { channels }
-    var parameters: [Parameter] { [weights] + (bias.map { [$0] } ?? []) }
-
-    func inputFrames(forOutputs outputs: Int?) -> Int? { outputs.map { ($0 - 1) * stride + receptiveField } }
-
-    func outputFrames(inputFrames frames: Int) -> Int { frames < receptiveField ? 0 : (frames - receptiveField) / stride + 1 }
 
     /// Address of input frame `frame` of item `b`.
     private func frameOffset(_ input: SequenceView, item b: Int, frame: Int) -> Int { (b * input.frames + frame) * channels }
 
     func forward(_ input: SequenceView, outputFrames: Int, context: ForwardContext) -> SequenceView {
-        let start = input.frames - ((outputFrames - 1) * stride + receptiveField)
+        let start = firstInputFrame(of: input, outputFrames: outputFrames)
         lastInput = input
         lastStart = start
         lastOutputFrames = outputFrames

@@ -48,3 +48,27 @@ extension FramewiseOperation {
     func inputFrames(forOutputs outputs: Int?) -> Int? { outputs }
     func outputFrames(inputFrames frames: Int) -> Int { frames }
 }
+
+/// Operations sliding a kernel over time (convolutions): outputs i reads input frames
+/// start + i·stride + j·dilation for j < kernel, the last output reading the last frame.
+protocol TemporalOperation: Operation {
+    var kernel: Int { get }
+    var dilation: Int { get }
+    var stride: Int { get }
+    var weights: Parameter { get }
+    var bias: Parameter? { get }
+}
+
+extension TemporalOperation {
+    var receptiveField: Int { (kernel - 1) * dilation + 1 }
+    var parameters: [Parameter] { [weights] + (bias.map { [$0] } ?? []) }
+
+    func inputFrames(forOutputs outputs: Int?) -> Int? { outputs.map { ($0 - 1) * stride + receptiveField } }
+
+    func outputFrames(inputFrames frames: Int) -> Int { frames < receptiveField ? 0 : (frames - receptiveField) / stride + 1 }
+
+    /// The input frame the first of `outputFrames` outputs starts at.
+    func firstInputFrame(of input: SequenceView, outputFrames: Int) -> Int {
+        input.frames - ((outputFrames - 1) * stride + receptiveField)
+    }
+}
