@@ -13,6 +13,7 @@ packages=(
   pocketsphinx                       # pocketsphinx_batch checks synthetic clips (hotword synthesize); pocketsphinx_continuous tests the command STT backend
   sox libsox-fmt-base                # tests: an independent encoder/decoder (FLAC, OGG, WAV) to check our audio files against
   libopenblas-dev                    # matrix products (cblas_sgemm) for training keyword networks
+  systemd                            # tests: systemd-analyze verify checks the service units in systemd/
 )
 missing=()
 for p in "${packages[@]}"; do

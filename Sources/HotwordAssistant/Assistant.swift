@@ -13,44 +13,35 @@ import Logging
 /// own queues and threads. The conversation (`Conversation`, an actor) takes the listener's
 /// events in order and runs one question at a time; a wake word while it is busy cancels that
 /// question and silences the answer (barge-in).
+///
+/// Under systemd (`notifier`) it reports READY once listening and STOPPING when stopped, and
+/// the listener thread sends the watchdog pings.
 public final class Assistant: Sendable {
-    public let configuration: AssistantConfiguration
     private let listener: Listener
     private let output: AudioOutput?
     private let conversation: Conversation
     private let heard: AsyncStream<ListenerEvent>
     private let heardContinuation: AsyncStream<ListenerEvent>.Continuation
     private let stopped = ManagedAtomic(false)
+    private let notifier: ServiceNotifier?
+    private let logger = Logger(label: "hotword.assistant")
 
     /// Opens the audio devices and loads the models and the speech engines (pocketsphinx takes
     /// about a second, on its own queue).
-    /// - Parameter onEvent: called for every event, one at a time, in order.
-    public init(configuration: AssistantConfiguration, onEvent: @escaping @Sendable (AssistantEvent) -> Void) async throws(AssistantError) {
-        self.configuration = configuration
+    /// - Parameters:
+    ///   - notifier: the service manager to tell about readiness, and to send watchdog pings to.
+    ///   - onEvent: called for every event, one at a time, in order.
+    public init(configuration: AssistantConfiguration, notifier: ServiceNotifier? = nil,
+                onEvent: @escaping @Sendable (AssistantEvent) -> Void) async throws(AssistantError) {
+        self.notifier = notifier
         // The microphone first: without one nothing else matters, and its error comes alone.
         let capture: CaptureDevice
         do throws(AudioDeviceError) { capture = try CaptureDevice(configuration.audio.capture) } catch { throw .capture(error) }
-        var models: [KeywordModel] = []
-        for name in configuration.wake.models {
-            do throws(ModelFileError) { models.append(try ModelStore.load(named: name)) } catch { throw .model(error) }
-        }
-        let settings = configuration.keywordSettings(for: models.flatMap(\.keywords))
-        let detector: Detector
-        do throws(DetectorError) { detector = try Detector(models: models, settings: settings) } catch { throw .detector(error) }
-        let sensitivities = models.flatMap { model in
-            model.keywords.map { keyword in
-                let normal = settings[keyword]?.sensitivity ?? model.detection.sensitivity
-                return (keyword: keyword, normal: normal, duringOwnOutput: min(normal, configuration.wake.speakingSensitivity))
-            }
-        }
-        let recognizer: any SpeechRecognizer
-        do throws(SpeechToTextError) { recognizer = try await configuration.stt.selected.makeRecognizer() } catch { throw .speechToText(error) }
-        let synthesizer: (any SpeechSynthesizer)?
-        do throws(TextToSpeechError) { synthesizer = try configuration.tts.selected.makeSynthesizer() } catch { throw .textToSpeech(error) }
-        let cue = try Self.loadCue(configuration.cue)
+        let listening = try ListenerSettings(configuration: configuration)
+        let parts = try await ConversationParts(configuration: configuration, keywords: listening.keywords)
         let ring = SampleRing(minimumCapacity: 30 * Listener.sampleRate)
         let ownOutput = OwnOutputLog(capturePosition: { ring.totalWritten })
-        if synthesizer != nil || cue != nil {
+        if parts.synthesizer != nil || parts.cue != nil {
             let playback: PlaybackDevice
             do throws(AudioDeviceError) { playback = try PlaybackDevice(configuration.audio.playback) } catch { throw .playback(error) }
             output = AudioOutput(device: playback, ownOutput: ownOutput)
@@ -60,24 +51,22 @@ public final class Assistant: Sendable {
 
         (heard, heardContinuation) = AsyncStream<ListenerEvent>.makeStream()
         let continuation = heardContinuation
-        listener = Listener(capture: capture, ring: ring, detector: detector,
-                            recorder: UtteranceRecorder(settings: configuration.recording), ownOutput: ownOutput,
-                            sensitivities: sensitivities, gain: configuration.audio.gain,
-                            echoTail: configuration.wake.echoTailMilliseconds * Listener.sampleRate / 1000,
-                            warmUp: models.map(Self.warmUpSamples).max() ?? 0) { continuation.yield($0) }
-        conversation = Conversation(
-            listener: listener, output: output, recognizer: recognizer, synthesizer: synthesizer,
-            susi: SUSIClient(configuration: configuration.susiClientConfiguration),
-            renderer: SUSIRenderer(verbose: true, spokenItems: configuration.spokenItems), cue: cue,
-            hook: configuration.events.onWake.isEmpty ? nil : WakeHook(arguments: configuration.events.onWake),
-            bargeIn: configuration.wake.bargeIn, wakeWords: WakeWordText(keywords: models.flatMap(\.keywords)),
-            onEvent: onEvent)
+        listener = Listener(capture: capture, ring: ring, ownOutput: ownOutput, settings: listening,
+                            watchdog: notifier) { continuation.yield($0) }
+        conversation = Conversation(listener: listener, output: output, parts: parts, configuration: configuration,
+                                    onEvent: onEvent)
+    }
+
+    /// The configuration in use: the one given to `init`, or the last one `reload` took up.
+    public var configuration: AssistantConfiguration {
+        get async { await conversation.configuration }
     }
 
     /// Listens and answers until `stop()`.
     public func run() async {
         listener.start()
         await conversation.begin()
+        notifier?.ready(status: await Self.status(listening: conversation.configuration))
         for await event in heard {
             await conversation.handle(event)
         }
@@ -89,29 +78,51 @@ public final class Assistant: Sendable {
     /// thread (a signal handler's queue, say), more than once. Blocks until the audio threads end.
     public func stop() {
         guard !stopped.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        notifier?.stopping()
         listener.stop()
         heardContinuation.finish()
     }
 
-    // MARK: Parts
-
-    /// The audio a model must hear before it can detect: its receptive field, in samples.
-    private static func warmUpSamples(_ model: KeywordModel) -> Int {
-        let frontend = model.frontend
-        let frames = model.receptiveField + model.totalStride - 1
-        return ((frames - 1) * frontend.frameShift + frontend.frameLength) * Listener.sampleRate / frontend.sampleRate
+    /// Takes up a changed configuration without stopping: capture and the audio ring go on, the
+    /// listener switches to the new wake-word settings between two periods, and the next question
+    /// uses the new speech engines, SUSI settings, cue and hook. Everything is loaded before
+    /// anything is switched: when something fails (a model file missing or corrupt, say) the
+    /// error is thrown and the old configuration stays in use. Devices, rates, buffers and the
+    /// volume of `[audio]` need a restart; each such change is logged. One reload at a time.
+    public func reload(_ configuration: AssistantConfiguration) async throws(AssistantError) {
+        let previous = await conversation.configuration
+        let listening = try ListenerSettings(configuration: configuration)
+        let parts = try await ConversationParts(configuration: configuration, keywords: listening.keywords,
+                                                reusing: (await conversation.parts, previous))
+        listener.replace(listening)
+        await conversation.use(parts, configuration: configuration)
+        for key in Self.keysNeedingRestart(from: previous, to: configuration) {
+            logger.warning("\(key) changed: that takes effect only when hotword is restarted")
+        }
+        if output == nil, parts.synthesizer != nil || parts.cue != nil {
+            logger.warning("no loudspeaker was opened at start (no speech output and no cue): sound needs a restart")
+        }
     }
 
-    private static func loadCue(_ settings: CueSettings) throws(AssistantError) -> SynthesizedAudio? {
-        guard settings.enabled else { return nil }
-        guard let file = settings.file else { return SynthesizedAudio(samples: Chime.samples, sampleRate: Chime.sampleRate) }
-        do {
-            let url = URL(fileURLWithPath: file)
-            let audio = try AudioFileReader.read(url, sampleRate: try AudioFileReader.info(of: url).sampleRate)
-            return SynthesizedAudio(samples: audio.samples, sampleRate: audio.sampleRate)
-        } catch {
-            throw .cue(file: file, reason: error.description)
-        }
+    // MARK: Parts
+
+    /// `[audio]` settings of devices already open.
+    private static func keysNeedingRestart(from old: AssistantConfiguration, to new: AssistantConfiguration) -> [String] {
+        let (before, after) = (old.audio, new.audio)
+        return [
+            ("audio.capture_device", before.captureDevice == after.captureDevice),
+            ("audio.capture_rate", before.captureRate == after.captureRate),
+            ("audio.period_ms", before.periodMilliseconds == after.periodMilliseconds),
+            ("audio.buffer_ms", before.bufferMilliseconds == after.bufferMilliseconds),
+            ("audio.playback_device", before.playbackDevice == after.playbackDevice),
+            ("audio.playback_rate", before.playbackRate == after.playbackRate),
+            ("audio.volume", before.volumePercent == after.volumePercent),
+        ].filter { !$0.1 }.map(\.0)
+    }
+
+    /// What `systemctl status` shows while listening.
+    private static func status(listening configuration: AssistantConfiguration) -> String {
+        "listening for \(configuration.wake.models.joined(separator: ", ")) on \(configuration.audio.captureDevice)"
     }
 }
 
@@ -120,14 +131,9 @@ public final class Assistant: Sendable {
 actor Conversation {
     private let listener: Listener
     private let output: AudioOutput?
-    private let recognizer: any SpeechRecognizer
-    private let synthesizer: (any SpeechSynthesizer)?
-    private let susi: SUSIClient
-    private let renderer: SUSIRenderer
-    private let cue: SynthesizedAudio?
-    private let hook: WakeHook?
-    private let bargeIn: Bool
-    private let wakeWords: WakeWordText
+    /// The engines and settings in use; a reload replaces them between two events.
+    private(set) var parts: ConversationParts
+    private(set) var configuration: AssistantConfiguration
     private let onEvent: @Sendable (AssistantEvent) -> Void
     private let logger = Logger(label: "hotword.assistant")
 
@@ -140,20 +146,19 @@ actor Conversation {
     private var backgroundStarted = 0
     private var timer: Task<Void, Never>?
 
-    init(listener: Listener, output: AudioOutput?, recognizer: any SpeechRecognizer, synthesizer: (any SpeechSynthesizer)?,
-         susi: SUSIClient, renderer: SUSIRenderer, cue: SynthesizedAudio?, hook: WakeHook?, bargeIn: Bool,
-         wakeWords: WakeWordText, onEvent: @escaping @Sendable (AssistantEvent) -> Void) {
+    init(listener: Listener, output: AudioOutput?, parts: ConversationParts, configuration: AssistantConfiguration,
+         onEvent: @escaping @Sendable (AssistantEvent) -> Void) {
         self.listener = listener
         self.output = output
-        self.recognizer = recognizer
-        self.synthesizer = synthesizer
-        self.susi = susi
-        self.renderer = renderer
-        self.cue = cue
-        self.hook = hook
-        self.bargeIn = bargeIn
-        self.wakeWords = wakeWords
+        self.parts = parts
+        self.configuration = configuration
         self.onEvent = onEvent
+    }
+
+    /// Uses `parts` from now on; a question under way goes on with them from its next step.
+    func use(_ parts: ConversationParts, configuration: AssistantConfiguration) {
+        self.parts = parts
+        self.configuration = configuration
     }
 
     func begin() {
@@ -176,7 +181,7 @@ actor Conversation {
             logger.info("wake word '\(detection.keyword)' (score \(detection.score)) at \(Self.seconds(position)) s")
             emit(.wake(keyword: detection.keyword, score: detection.score, time: Self.seconds(position)))
             runHook(detection)
-            if let cue { output?.enqueue(cue.samples, sampleRate: cue.sampleRate, kind: .sound) }
+            if let cue = parts.cue { output?.enqueue(cue.samples, sampleRate: cue.sampleRate, kind: .sound) }
             setState(.recording)
         case .speechStarted(let position):
             emit(.utteranceStart(time: Self.seconds(position)))
@@ -209,7 +214,7 @@ actor Conversation {
     private func startSession(_ utterance: Utterance) {
         sessionsStarted += 1
         let id = sessionsStarted
-        if !bargeIn { listener.setWakeEnabled(false) }
+        if !parts.bargeIn { listener.setWakeEnabled(false) }
         setState(.transcribing)
         let epoch = output?.currentEpoch ?? 0
         let task = Task { await self.converse(utterance, session: id, epoch: epoch) }
@@ -221,7 +226,7 @@ actor Conversation {
         let started = ContinuousClock.now
         let text: String
         do {
-            text = try await recognizer.transcribe(utterance.samples)
+            text = try await parts.recognizer.transcribe(utterance.samples)
         } catch {
             emit(.error(stage: .transcribe, message: error.description))
             await reply("Sorry, I could not make out what you said.", epoch: epoch)
@@ -237,7 +242,7 @@ actor Conversation {
         setState(.asking, session: id)
         let reply: SUSIReply
         do {
-            reply = try await susi.ask(text)
+            reply = try await parts.susi.ask(text)
         } catch .cancelled {
             return
         } catch {
@@ -249,7 +254,7 @@ actor Conversation {
         guard isCurrent(id) else { return }
         setState(.speaking, session: id)
         var currentEpoch = epoch
-        await perform(renderer.steps(for: reply), epoch: &currentEpoch, session: id)
+        await perform(parts.renderer.steps(for: reply), epoch: &currentEpoch, session: id)
     }
 
     /// Shows and says a message of the assistant's own (an apology, an error).
@@ -291,7 +296,7 @@ actor Conversation {
 
     /// Synthesises and plays `text`; nil when there is no speech output or synthesis failed.
     private func say(_ text: String, epoch: Int) async -> PlaybackOutcome? {
-        guard let synthesizer, let output else { return nil }
+        guard let synthesizer = parts.synthesizer, let output else { return nil }
         let audio: SynthesizedAudio
         do {
             audio = try await synthesizer.synthesize(text)
@@ -299,7 +304,7 @@ actor Conversation {
             emit(.error(stage: .speak, message: error.description))
             return nil
         }
-        let kind: OwnOutputLog.Kind = wakeWords.occur(in: text) ? .wakeWordSpeech : .sound
+        let kind: OwnOutputLog.Kind = parts.wakeWords.occur(in: text) ? .wakeWordSpeech : .sound
         return await output.play(audio.samples, sampleRate: audio.sampleRate, kind: kind, epoch: epoch)
     }
 
@@ -333,7 +338,7 @@ actor Conversation {
         logger.info("timer set for \(date)")
         timer = Task {
             do { try await Task.sleep(for: .milliseconds(Int(max(0, date.timeIntervalSinceNow) * 1000))) } catch { return }
-            if let cue { output?.enqueue(cue.samples, sampleRate: cue.sampleRate, kind: .sound) }
+            if let cue = parts.cue { output?.enqueue(cue.samples, sampleRate: cue.sampleRate, kind: .sound) }
             var epoch = output?.currentEpoch ?? 0
             await perform([.print("SUSI: Time is up."), .speak("Time is up.", language: "en")], epoch: &epoch, session: nil)
         }
@@ -359,7 +364,7 @@ actor Conversation {
     }
 
     private func runHook(_ detection: Detection) {
-        guard let hook else { return }
+        guard let hook = parts.hook else { return }
         do {
             try hook.run(keyword: detection.keyword, score: detection.score)
         } catch {

@@ -30,23 +30,32 @@ enum ListenerEvent: Sendable {
 /// the detector is reset and restarts at the sample after it: the wake word and the question
 /// are never heard twice, and nothing is skipped. If capture ever laps the listener, the lost
 /// stretch is reported and the detector restarts after it rather than joining audio across it.
+///
+/// A reload (`replace(_:)`) hands new settings to the listener thread, which takes them up
+/// between two periods while it is not recording; capture and the ring never stop. With a
+/// service watchdog the listener thread itself sends the pings, so a stuck loop stops them.
 final class Listener: @unchecked Sendable {
     // @unchecked: the detector, recorder and buffers are only touched by the listener thread;
-    // the rest is atomic or immutable.
+    // `pendingSettings` is guarded by `pendingLock`; the rest is atomic or immutable.
     static let sampleRate = CaptureDevice.outputSampleRate
 
     private let ring: SampleRing
     private let capture: CaptureDevice
-    private let detector: Detector
-    private let recorder: UtteranceRecorder
+    private var detector: Detector
+    private var recorder: UtteranceRecorder
     private let ownOutput: OwnOutputLog
     private let emit: @Sendable (ListenerEvent) -> Void
-    private let gain: Float
+    /// The microphone gain's bit pattern: the capture thread applies it, a reload changes it.
+    private let gain: ManagedAtomic<UInt32>
     /// How long the assistant's own sound lingers for the detector and for voice activity (samples).
-    private let detectorEchoTail: UInt64
+    private var detectorEchoTail: UInt64
     private static let roomEchoTail = UInt64(sampleRate / 10)
     /// Per keyword: the sensitivity normally, and while the assistant's own sound may be heard.
-    private let sensitivities: [(keyword: String, normal: Float, duringOwnOutput: Float)]
+    private var sensitivities: [ListenerSettings.Sensitivity]
+    private let watchdog: ServiceNotifier?
+    private let pendingLock = NSLock()
+    private var pendingSettings: ListenerSettings?
+    private let settingsPending = ManagedAtomic(false)
 
     private let stopping = ManagedAtomic(false)
     /// False while detections are to be ignored (busy, with barge-in off).
@@ -65,37 +74,36 @@ final class Listener: @unchecked Sendable {
     /// reported every few seconds, not for every gap.
     private var unreportedLoss: UInt64 = 0
     private var lossReported: ContinuousClock.Instant?
+    private var nextWatchdogPing = ContinuousClock.now
     private let chunk: UnsafeMutableBufferPointer<Float>
-    private let preRoll: UnsafeMutableBufferPointer<Float>
+    private var preRoll: UnsafeMutableBufferPointer<Float>
     /// Audio from before the detector's restart that it hears first (see `resumeDetecting`).
-    private let priming: UnsafeMutableBufferPointer<Float>
+    private var priming: UnsafeMutableBufferPointer<Float>
     private let silence: UnsafeMutableBufferPointer<Float>
 
     /// - Parameters:
-    ///   - sensitivities: per keyword, the normal sensitivity and the one used while the assistant's own sound may be in the microphone.
     ///   - ring: where capture puts the audio; its capacity is how far capture may run ahead of
     ///     the listener before audio is lost.
     ///   - ownOutput: when the assistant's own sound may be in `ring`'s audio.
-    ///   - echoTail: how long after it stopped the assistant's own sound may still wake the detector.
-    ///   - warmUp: how much audio the detector must hear before it can detect (its receptive field).
-    init(capture: CaptureDevice, ring: SampleRing, detector: Detector, recorder: UtteranceRecorder, ownOutput: OwnOutputLog,
-         sensitivities: [(keyword: String, normal: Float, duringOwnOutput: Float)], gain: Float, echoTail: Int, warmUp: Int,
-         emit: @escaping @Sendable (ListenerEvent) -> Void) {
+    ///   - watchdog: pinged from the listener thread at its `watchdogInterval`.
+    init(capture: CaptureDevice, ring: SampleRing, ownOutput: OwnOutputLog, settings: ListenerSettings,
+         watchdog: ServiceNotifier?, emit: @escaping @Sendable (ListenerEvent) -> Void) {
         self.capture = capture
-        self.detector = detector
-        self.recorder = recorder
-        self.sensitivities = sensitivities
-        self.gain = gain
+        detector = settings.detector
+        recorder = UtteranceRecorder(settings: settings.recording)
+        sensitivities = settings.sensitivities
+        gain = ManagedAtomic(settings.gain.bitPattern)
+        detectorEchoTail = settings.echoTail
+        self.watchdog = watchdog.flatMap { $0.watchdogInterval == nil ? nil : $0 }
         self.emit = emit
         self.ring = ring
         self.ownOutput = ownOutput
-        detectorEchoTail = UInt64(max(0, echoTail))
         let period = max(1, Int(capture.configuration.period.frames(atRate: Self.sampleRate)))
         chunk = .allocate(capacity: period)
         preRoll = .allocate(capacity: max(1, recorder.preRollSamples))
         silence = .allocate(capacity: period)
         silence.initialize(repeating: 0)
-        priming = .allocate(capacity: max(1, warmUp))
+        priming = .allocate(capacity: max(1, settings.warmUp))
     }
 
     deinit {
@@ -124,6 +132,15 @@ final class Listener: @unchecked Sendable {
         wakeEnabled.store(enabled, ordering: .relaxed)
     }
 
+    /// Uses `settings` from the next period boundary at which no question is being recorded
+    /// (the gain at once). Audio keeps flowing: the new detector first hears the recent audio the
+    /// old one heard, so it can detect right away. A later call before then wins.
+    func replace(_ settings: ListenerSettings) {
+        gain.store(settings.gain.bitPattern, ordering: .relaxed)
+        pendingLock.withLock { pendingSettings = settings }
+        settingsPending.store(true, ordering: .releasing)
+    }
+
     private func startThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
         finished.enter()
         let thread = Thread { [finished] in
@@ -144,6 +161,7 @@ final class Listener: @unchecked Sendable {
         while !stopping.load(ordering: .relaxed) {
             let count = capture.read(into: buffer)
             if count == 0 { break }
+            let gain = Float(bitPattern: self.gain.load(ordering: .relaxed))
             if gain != 1 {
                 for index in 0..<count { buffer[index] *= gain }
             }
@@ -159,17 +177,66 @@ final class Listener: @unchecked Sendable {
 
     private func listen() {
         while true {
-            audioReady.wait()
+            if let interval = watchdog?.watchdogInterval {
+                // Waking up without audio too: a microphone being reopened is not a stuck loop.
+                _ = audioReady.wait(timeout: .now() + .nanoseconds(Int(interval / .nanoseconds(1))))
+            } else {
+                audioReady.wait()
+            }
             if stopping.load(ordering: .relaxed) { break }
-            while true {
+            betweenPeriods()
+            // Stopping ends this at once, however much audio is still waiting.
+            while !stopping.load(ordering: .relaxed) {
                 let got = ring.read(into: chunk)
                 guard got.count > 0 else { break }
                 if got.start != nextPosition { skipGap(to: got.start) }
                 nextPosition = got.end
                 process(UnsafeBufferPointer(rebasing: chunk[..<got.count]), at: got.start)
+                betweenPeriods()
             }
         }
         recorder.cancel()
+    }
+
+    /// The watchdog ping when it is due, and new settings when there are any: a time check and
+    /// an atomic load per period, nothing allocated.
+    private func betweenPeriods() {
+        if let watchdog, let interval = watchdog.watchdogInterval {
+            let now = ContinuousClock.now
+            if now >= nextWatchdogPing {
+                watchdog.watchdog()
+                nextWatchdogPing = now + interval
+            }
+        }
+        if settingsPending.load(ordering: .acquiring), !recorder.isRecording { takeUpPendingSettings() }
+    }
+
+    private func takeUpPendingSettings() {
+        settingsPending.store(false, ordering: .relaxed)
+        guard let settings = pendingLock.withLock({ () -> ListenerSettings? in
+            defer { pendingSettings = nil }
+            return pendingSettings
+        }) else { return }
+        detector = settings.detector
+        sensitivities = settings.sensitivities
+        detectorEchoTail = settings.echoTail
+        // Once per reload, on this thread: the recorder (its noise floor kept unless its settings
+        // changed) and the buffers that fit it and the models.
+        if settings.recording != recorder.settings {
+            recorder = UtteranceRecorder(settings: settings.recording)
+            preRoll.deallocate()
+            preRoll = .allocate(capacity: max(1, recorder.preRollSamples))
+        }
+        priming.deallocate()
+        priming = .allocate(capacity: max(1, settings.warmUp))
+        // The new detector hears what the old one last heard (never audio from before its start,
+        // so a wake word already answered is not heard again); what it detects in it is ignored.
+        let heard = min(UInt64(priming.count), nextPosition - min(detectorOrigin, nextPosition))
+        let primed = ring.readLast(Int(heard), endingAt: nextPosition, into: priming)
+        restartDetector(at: primed.start)
+        raisedThresholds = false
+        _ = detector.process(UnsafeBufferPointer(rebasing: priming[..<primed.count]))
+        logger.info("new wake-word settings in use from \(Double(nextPosition) / Double(Self.sampleRate)) s: \(detector.keywords.joined(separator: ", "))")
     }
 
     /// Audio from `nextPosition` to `position` was overwritten before it was read.

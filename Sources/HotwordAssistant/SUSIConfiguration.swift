@@ -97,9 +97,18 @@ public struct SUSIAccount: Sendable, Equatable, CustomStringConvertible, CustomR
         self.tokenFile = tokenFile
     }
 
-    /// `$XDG_CACHE_HOME/hotword/susi-token.json`, or `~/.cache/hotword/susi-token.json`.
+    /// `defaultTokenFile(environment:)` of this process.
     public static var defaultTokenFile: URL {
-        let environment = ProcessInfo.processInfo.environment
+        defaultTokenFile(environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// `$STATE_DIRECTORY/susi-token.json` in a systemd service with a state directory (the first
+    /// one, if it has several); otherwise `$XDG_CACHE_HOME/hotword/susi-token.json`, or
+    /// `~/.cache/hotword/susi-token.json`.
+    public static func defaultTokenFile(environment: [String: String]) -> URL {
+        if let state = environment["STATE_DIRECTORY"]?.split(separator: ":").first {
+            return URL(fileURLWithPath: String(state)).appendingPathComponent("susi-token.json")
+        }
         let cache = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
         return cache.appendingPathComponent("hotword/susi-token.json")

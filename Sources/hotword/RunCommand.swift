@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import HotwordAssistant
 import HotwordModels
@@ -18,7 +17,13 @@ struct RunCommand: AsyncParsableCommand {
 
             Settings come from /etc/hotword/hotword.toml, then $XDG_CONFIG_HOME/hotword/hotword.toml \
             (~/.config/hotword/hotword.toml), or only from --config FILE; options given here win. \
-            Every key is explained in hotword.example.toml. Ctrl-C (or SIGTERM) stops.
+            Every key is explained in hotword.example.toml. Ctrl-C (or SIGTERM) stops; SIGHUP \
+            reloads the files and models without stopping to listen (on a problem the previous \
+            configuration stays in use and the problem is logged).
+
+            Under systemd (Type=notify) it reports when it is listening, and pings the watchdog \
+            from its audio loop. Exit status: 0 after a stop, 78 when the configuration or a \
+            model is wrong, 1 on other failures (no microphone, say).
             """)
 
     @Option(help: ArgumentHelp("Read settings from this file only (instead of the system and user files).", valueName: "FILE"))
@@ -75,28 +80,59 @@ struct RunCommand: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
-        let configuration = try settings()
+        let logger = Logger(label: "hotword.run")
+        let signals = RunSignals()
+        let configuration: AssistantConfiguration
+        do { configuration = try settings() } catch { throw Self.configurationFailure("\(error)") }
+        let notifier: ServiceNotifier?
+        do {
+            notifier = try ServiceNotifier.fromEnvironment()
+        } catch {
+            logger.error("\(error): the service manager is not told how hotword is doing")
+            notifier = nil
+        }
         let printer = EventPrinter(json: json)
         let assistant: Assistant
         do {
-            assistant = try await Assistant(configuration: configuration) { printer.show($0) }
+            assistant = try await Assistant(configuration: configuration, notifier: notifier) { printer.show($0) }
         } catch .capture(let error) where error.suggestsAnotherDevice {
             throw CommandFailure("\(error) and choose one with --device NAME or capture_device in [audio] of hotword.toml")
         } catch .playback(let error) where error.suggestsAnotherDevice {
             throw CommandFailure("\(error) and choose one with --playback-device NAME or playback_device in [audio] of hotword.toml")
-        } catch {
+        } catch .capture(let error), .playback(let error) {
             throw CommandFailure(error.description)
+        } catch {
+            throw Self.configurationFailure(error.description)
         }
-
-        let signals = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { assistant.stop() }
-            source.resume()
-            return source
+        guard !signals.isStopRequested else { return }
+        signals.onStop { assistant.stop() }
+        let reloading = Task {
+            for await _ in signals.reloads { await reload(assistant, notifier: notifier, logger: logger) }
         }
-        defer { signals.forEach { $0.cancel() } }
+        defer { reloading.cancel() }
         await assistant.run()
+    }
+
+    /// SIGHUP: the files (and the options given here) again; on any problem the running
+    /// configuration stays and the problem is logged with its file and line.
+    private func reload(_ assistant: Assistant, notifier: ServiceNotifier?, logger: Logger) async {
+        logger.info("SIGHUP: reloading the configuration and the models")
+        notifier?.reloading(status: "reloading the configuration")
+        do {
+            try await assistant.reload(try settings())
+            logger.info("configuration reloaded")
+            notifier?.ready(status: "listening (configuration reloaded)")
+        } catch {
+            logger.error("reload failed, the previous configuration stays in use: \(error)")
+            notifier?.ready(status: "listening (reload failed, the previous configuration stays in use)")
+        }
+    }
+
+    /// Prints `message` as other errors are printed and ends with status 78 (EX_CONFIG, as
+    /// `hotword config check`): a service manager does not restart what cannot work.
+    private static func configurationFailure(_ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
+        return ExitCode(ConfigCheckCommand.configurationErrorStatus)
     }
 
     /// The configuration files, then the options given on the command line.

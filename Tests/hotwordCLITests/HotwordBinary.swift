@@ -20,11 +20,11 @@ enum HotwordBinary {
         return folder.appendingPathComponent("hotword")
     }
 
-    /// Runs `hotword arguments…` to completion (killed after `timeout`) and collects its output.
-    /// Waits without blocking a thread of the shared test pool.
-    static func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> Result {
+    /// Runs `hotword arguments…` (or another `executable`) to completion (killed after
+    /// `timeout`) and collects its output. Waits without blocking a thread of the shared test pool.
+    static func run(_ arguments: [String], executable: URL = url, timeout: Duration = .seconds(60)) async throws -> Result {
         let process = Process()
-        process.executableURL = url
+        process.executableURL = executable
         process.arguments = arguments
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
@@ -70,12 +70,13 @@ enum HotwordBinary {
 
 /// A `hotword` process that keeps running (`hotword run`): its standard output line by line as
 /// it comes, Ctrl-C, and its end.
-final class RunningHotword: @unchecked Sendable {  // @unchecked: `stdoutLines` is guarded by `lock`
+final class RunningHotword: @unchecked Sendable {  // @unchecked: `stdoutLines` and `exitTime` are guarded by `lock`
     private let process = Process()
     private let lock = NSLock()
     private var stdoutLines: [String] = []
+    private var exitTime: ContinuousClock.Instant?
     private let stderrText: Task<String, Never>
-    private let (exit, exited) = AsyncStream<Int32>.makeStream()
+    private let (exit, exited) = AsyncStream<(status: Int32, time: ContinuousClock.Instant)>.makeStream()
 
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = HotwordBinary.url
@@ -86,7 +87,7 @@ final class RunningHotword: @unchecked Sendable {  // @unchecked: `stdoutLines` 
         process.standardError = errors
         let exited = exited
         process.terminationHandler = {
-            exited.yield($0.terminationStatus)
+            exited.yield((status: $0.terminationStatus, time: .now))
             exited.finish()
         }
         try process.run()
@@ -116,6 +117,14 @@ final class RunningHotword: @unchecked Sendable {  // @unchecked: `stdoutLines` 
 
     var isRunning: Bool { process.isRunning }
 
+    /// When the process was seen to end.
+    var exitedAt: ContinuousClock.Instant? { lock.withLock { exitTime } }
+
+    /// Sends `signal` (SIGHUP, say) without waiting.
+    func send(_ signal: Int32) {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+    }
+
     /// Waits until a printed line satisfies `condition` (true) or `timeout` passes (false).
     func waitForLine(timeout: Duration = .seconds(60), _ condition: (String) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
@@ -127,16 +136,19 @@ final class RunningHotword: @unchecked Sendable {  // @unchecked: `stdoutLines` 
         return false
     }
 
-    /// Sends Ctrl-C and waits for the end; kills it if it does not end within `timeout`.
-    func stop(timeout: Duration = .seconds(10)) async -> (status: Int32, stderr: String) {
-        if process.isRunning { process.interrupt() }
+    /// Sends `signal` (Ctrl-C unless told) and waits for the end; kills it if it does not end within `timeout`.
+    func stop(signal: Int32 = SIGINT, timeout: Duration = .seconds(10)) async -> (status: Int32, stderr: String) {
+        send(signal)
         let watchdog = Task {
             try await Task.sleep(for: timeout)
             process.terminate()
         }
         defer { watchdog.cancel() }
         var status: Int32 = -1
-        for await code in exit { status = code }
+        for await end in exit {
+            status = end.status
+            lock.withLock { exitTime = end.time }
+        }
         return (status, await stderrText.value)
     }
 }
