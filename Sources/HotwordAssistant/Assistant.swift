@@ -66,7 +66,9 @@ public final class Assistant: Sendable {
     public func run() async {
         listener.start()
         await conversation.begin()
-        notifier?.ready(status: await Self.status(listening: conversation.configuration))
+        if !stopped.load(ordering: .relaxed) {
+            notifier?.ready(status: Self.status(listening: await conversation.configuration))
+        }
         for await event in heard {
             await conversation.handle(event)
         }
