@@ -58,11 +58,12 @@ if [ -z "$binary" ]; then
 fi
 [ -x "$binary" ] || { echo "install.sh: no executable hotword at '$binary'" >&2; exit 66; }
 
-# systemd looks for units in /usr/lib and /usr/local/lib; for other prefixes the administrator's
-# folders (system) and the prefix's share/ (user units of ~/.local) are the ones it reads.
+# systemd reads units from /usr/lib and /usr/local/lib; for other prefixes, from the
+# administrator's folders in /etc, or for an installation in your home from your own.
 case "$prefix" in
   /usr|/usr/local) system_units="$prefix/lib/systemd/system"; user_units="$prefix/lib/systemd/user" ;;
-  *) system_units=/etc/systemd/system; user_units="$prefix/share/systemd/user" ;;
+  "$HOME"|"$HOME"/*) system_units=/etc/systemd/system; user_units="${XDG_CONFIG_HOME:-$HOME/.config}/systemd/user" ;;
+  *) system_units=/etc/systemd/system; user_units=/etc/systemd/user ;;
 esac
 
 # A unit with this installation's paths in place of the default /usr/local.
