@@ -5,7 +5,9 @@ import Logging
 /// An ALSA device kept usable for months: transfers wait in `poll` (interruptible through the
 /// wakeup), xruns and suspends are repaired with `snd_pcm_recover`, and anything worse (an
 /// unplugged device, a crashed sound server) closes the device and reopens it with exponential
-/// backoff until it works again or the owner gives up. Each state change is logged once.
+/// backoff until it works again or the owner gives up. A device that is absent at the start
+/// can be waited for the same way. Each state change is logged once; a long outage is
+/// mentioned again after 8, 16, 32… attempts.
 ///
 /// Not thread-safe: the owning device serialises calls; only `stats` and `wakeup` are for any thread.
 final class ALSAConnection {
@@ -19,8 +21,8 @@ final class ALSAConnection {
     private let reopenPolicy: AudioReopenPolicy
     private let logger: Logger
     private var reopenDelay: Duration
-    /// Reopen attempts since the device was lost; nil while it works.
-    private var attemptsSinceLoss: Int?
+    /// Set while there is no working device, until a reopened one has proved itself.
+    private var outage: Outage?
     /// Frames moved since the last reopen. A device only counts as working again after a second
     /// of audio and two buffers: one that fails right after every reopen must keep backing off
     /// (and keep quiet in the log) rather than flap between "failed" and "works again".
@@ -38,9 +40,20 @@ final class ALSAConnection {
         case interrupted
     }
 
-    /// Opens the device; failure here is the caller's to report (a wrong name should not be retried).
+    /// Why there is no working device, since when, and how often reopening was tried.
+    private struct Outage {
+        /// True when the device was absent from the start (never opened), false when it failed.
+        let absentAtStart: Bool
+        let since: ContinuousClock.Instant
+        var attempts = 0
+    }
+
+    /// Opens the device; failure here is the caller's to report (a wrong name should not be
+    /// retried). With `waitIfAbsent`, a device ALSA knows that cannot be opened now (unplugged,
+    /// busy, its sound server not started yet) is not a failure: the connection starts without
+    /// it and `transfer` keeps trying to open it, as after a loss.
     init(name: String, direction: AudioDirection, request: ALSAStreamRequest, reopenPolicy: AudioReopenPolicy,
-         logger: Logger) throws(AudioDeviceError) {
+         logger: Logger, waitIfAbsent: Bool = false) throws(AudioDeviceError) {
         guard reopenPolicy.initialDelay > .zero, reopenPolicy.maximumDelay >= reopenPolicy.initialDelay else {
             throw .invalidRequest(device: name, direction: direction,
                                   problem: "reopen delays \(reopenPolicy.initialDelay)…\(reopenPolicy.maximumDelay) are not positive and increasing")
@@ -52,10 +65,17 @@ final class ALSAConnection {
         self.logger = logger
         reopenDelay = reopenPolicy.initialDelay
         wakeup = try ALSAWakeup(device: name, direction: direction)
-        let pcm = try ALSAPCM(name: name, direction: direction, request: request, wakeup: wakeup)
-        self.pcm = pcm
-        currentStats = AudioDeviceStats(format: pcm.format)
-        logger.info("\(direction) device '\(name)' opened: \(pcm.format)")
+        do throws(AudioDeviceError) {
+            let pcm = try ALSAPCM(name: name, direction: direction, request: request, wakeup: wakeup)
+            self.pcm = pcm
+            currentStats = AudioDeviceStats(format: pcm.format)
+            logger.info("\(direction) device '\(name)' opened: \(pcm.format)")
+        } catch {
+            guard waitIfAbsent, case .cannotOpen = error, AudioDevices.isKnown(name) else { throw error }
+            currentStats = AudioDeviceStats(format: try request.exactFormat(device: name, direction: direction))
+            outage = Outage(absentAtStart: true, since: .now)
+            logger.warning("\(error); waiting for it (trying every \(reopenPolicy.initialDelay) to \(reopenPolicy.maximumDelay))")
+        }
     }
 
     var stats: AudioDeviceStats { statsLock.withLock { currentStats } }
@@ -144,8 +164,8 @@ final class ALSAConnection {
     private func markLost(reason: String) {
         pcm = nil
         framesSinceReopen = 0
-        if attemptsSinceLoss == nil {
-            attemptsSinceLoss = 0
+        if outage == nil {
+            outage = Outage(absentAtStart: false, since: .now)
             logger.warning("""
                 \(direction) device '\(name)' failed: \(reason); reopening it \
                 (retrying every \(reopenPolicy.initialDelay) to \(reopenPolicy.maximumDelay))
@@ -165,18 +185,26 @@ final class ALSAConnection {
                 continue
             }
             reopenDelay = min(reopenDelay * 2, reopenPolicy.maximumDelay)
-            attemptsSinceLoss = (attemptsSinceLoss ?? 0) + 1
+            outage?.attempts += 1
             do throws(AudioDeviceError) {
                 let pcm = try ALSAPCM(name: name, direction: direction, request: request, wakeup: wakeup)
                 self.pcm = pcm
+                let absentAtStart = outage?.absentAtStart == true
                 statsLock.withLock {
-                    currentStats.reopens += 1
+                    if !absentAtStart { currentStats.reopens += 1 }
                     currentStats.format = pcm.format
                 }
-                logger.debug("\(direction) device '\(name)' reopened: \(pcm.format)")
+                logger.debug("\(direction) device '\(name)' \(absentAtStart ? "opened" : "reopened"): \(pcm.format)")
                 return true
             } catch {
-                logger.debug("\(direction) device '\(name)' still unavailable: \(error)")
+                // A long outage is mentioned again, ever more rarely: the log shows it is still
+                // waited for without a line per attempt.
+                if let outage, outage.attempts >= 8, outage.attempts & (outage.attempts - 1) == 0 {
+                    let seconds = (ContinuousClock.now - outage.since).components.seconds
+                    logger.warning("\(direction) device '\(name)' still unavailable after \(outage.attempts) attempts in \(seconds) s: \(error)")
+                } else {
+                    logger.debug("\(direction) device '\(name)' still unavailable: \(error)")
+                }
             }
         }
         return false
@@ -187,11 +215,15 @@ final class ALSAConnection {
             currentStats.frames += frames
             return currentStats.format
         }
-        guard let attempts = attemptsSinceLoss else { return }
+        guard let outage else { return }
         framesSinceReopen += frames
         guard framesSinceReopen >= max(format.sampleRate, 2 * format.bufferFrames) else { return }
-        attemptsSinceLoss = nil
+        self.outage = nil
         reopenDelay = reopenPolicy.initialDelay
-        logger.notice("\(direction) device '\(name)' works again after \(attempts) reopen attempt(s): \(format)")
+        if outage.absentAtStart {
+            logger.notice("\(direction) device '\(name)' is available after \(outage.attempts) attempt(s): \(format)")
+        } else {
+            logger.notice("\(direction) device '\(name)' works again after \(outage.attempts) reopen attempt(s): \(format)")
+        }
     }
 }

@@ -45,6 +45,22 @@ public enum AudioDevices {
         try list().filter { $0.directions.contains(direction) }
     }
 
+    /// Whether ALSA knows `name`: its configuration defines the PCM and the name's arguments fit
+    /// the definition — what `snd_pcm_open` reports as "Unknown PCM" otherwise. A known device
+    /// may still be absent or busy right now (an unplugged USB card, a sound server not yet
+    /// started); an unknown one is a mistake in the configuration. (`default` is unknown on a
+    /// machine without any sound card or sound server.)
+    public static func isKnown(_ name: String) -> Bool {
+        ALSAMessages.route()
+        var top: OpaquePointer?
+        guard snd_config_update_ref(&top) >= 0, let top else { return false }
+        defer { snd_config_unref(top) }
+        var definition: OpaquePointer?
+        guard snd_config_search_definition(top, "pcm", name, &definition) >= 0 else { return false }
+        snd_config_delete(definition)
+        return true
+    }
+
     private static func hintField(_ hint: UnsafeMutableRawPointer, _ field: String) -> String? {
         guard let value = snd_device_name_get_hint(hint, field) else { return nil }
         defer { free(value) }

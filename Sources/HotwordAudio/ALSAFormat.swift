@@ -106,4 +106,33 @@ struct ALSAStreamRequest: Sendable, Equatable {
     var channels: Int
     var period: AudioFrameCount
     var buffer: AudioFrameCount
+
+    func checkRateAndChannels(device: String, direction: AudioDirection) throws(AudioDeviceError) {
+        guard sampleRate > 0, channels > 0 else {
+            throw .invalidRequest(device: device, direction: direction,
+                                  problem: "\(sampleRate) Hz with \(channels) channels is not a positive rate and channel count")
+        }
+    }
+
+    /// The period and the buffer in frames at `rate`; throws unless the period is positive and
+    /// the buffer holds at least two.
+    func frames(atRate rate: Int, device: String, direction: AudioDirection) throws(AudioDeviceError) -> (period: Int, buffer: Int) {
+        let periodFrames = period.frames(atRate: rate)
+        let bufferFrames = buffer.frames(atRate: rate)
+        guard periodFrames > 0, bufferFrames >= 2 * periodFrames else {
+            throw .invalidRequest(device: device, direction: direction,
+                                  problem: "a period of \(period) (\(periodFrames) frames at \(rate) Hz) and a buffer of "
+                                      + "\(buffer) (\(bufferFrames) frames) do not make a positive period and a buffer of at least two periods")
+        }
+        return (periodFrames, bufferFrames)
+    }
+
+    /// The format of a device that takes the request exactly: what stands in for the real one
+    /// while a device is waited for.
+    func exactFormat(device: String, direction: AudioDirection) throws(AudioDeviceError) -> AudioStreamFormat {
+        try checkRateAndChannels(device: device, direction: direction)
+        let (periodFrames, bufferFrames) = try frames(atRate: sampleRate, device: device, direction: direction)
+        return AudioStreamFormat(sampleFormat: sampleFormat, sampleRate: sampleRate, channels: channels,
+                                 periodFrames: periodFrames, bufferFrames: bufferFrames)
+    }
 }

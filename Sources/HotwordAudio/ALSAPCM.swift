@@ -93,10 +93,7 @@ final class ALSAPCM {
         func check(_ code: Int32, _ step: String) throws(AudioDeviceError) {
             if code < 0 { throw .cannotConfigure(device: name, direction: direction, step: step, reason: alsaErrorText(code)) }
         }
-        guard request.sampleRate > 0, request.channels > 0 else {
-            throw .invalidRequest(device: name, direction: direction,
-                                  problem: "\(request.sampleRate) Hz with \(request.channels) channels is not a positive rate and channel count")
-        }
+        try request.checkRateAndChannels(device: name, direction: direction)
 
         var hardware: OpaquePointer?
         try check(snd_pcm_hw_params_malloc(&hardware), "snd_pcm_hw_params_malloc")
@@ -129,13 +126,7 @@ final class ALSAPCM {
         let rateCode = snd_pcm_hw_params_set_rate_near(pcm, hardware, &rate, &rounding)
         if rateCode < 0 { throw unsupported("a sample rate near \(request.sampleRate) Hz", rateCode) }
 
-        let periodRequest = request.period.frames(atRate: Int(rate))
-        let bufferRequest = request.buffer.frames(atRate: Int(rate))
-        guard periodRequest > 0, bufferRequest >= 2 * periodRequest else {
-            throw .invalidRequest(device: name, direction: direction,
-                                  problem: "a period of \(request.period) (\(periodRequest) frames at \(rate) Hz) and a buffer of "
-                                      + "\(request.buffer) (\(bufferRequest) frames) do not make a positive period and a buffer of at least two periods")
-        }
+        let (periodRequest, bufferRequest) = try request.frames(atRate: Int(rate), device: name, direction: direction)
         var period = snd_pcm_uframes_t(periodRequest)
         try check(snd_pcm_hw_params_set_period_size_near(pcm, hardware, &period, &rounding), "snd_pcm_hw_params_set_period_size_near")
         var buffer = snd_pcm_uframes_t(bufferRequest)

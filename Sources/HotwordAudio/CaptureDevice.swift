@@ -38,7 +38,8 @@ public struct CaptureConfiguration: Sendable, Equatable {
 
 /// A microphone delivering 16 kHz mono Float samples, built to run unattended: overruns and
 /// suspends are recovered, a device that disappears is reopened with backoff (reads block
-/// meanwhile), and `close()` from any thread ends a blocked `read` promptly.
+/// meanwhile), one that is absent at the start can be waited for, and `close()` from any
+/// thread ends a blocked `read` promptly.
 ///
 /// One thread reads; any thread may call `close()` or look at `stats`.
 public final class CaptureDevice: @unchecked Sendable {  // ALSA state is only touched under `ioLock`
@@ -61,13 +62,18 @@ public final class CaptureDevice: @unchecked Sendable {  // ALSA state is only t
     private let logger = Logger(label: "hotword.audio.capture")
 
     /// Opens the device; throws when it cannot be opened or offers nothing usable.
-    public init(_ configuration: CaptureConfiguration = CaptureConfiguration()) throws(AudioDeviceError) {
+    ///
+    /// With `waitIfAbsent` (for a daemon), a device ALSA knows but that cannot be opened now —
+    /// not plugged in yet, busy, its sound server not started — is no error: the absence is
+    /// logged and `read` waits for the device, trying with the reopen policy's backoff. A name
+    /// ALSA does not know (`AudioDevices.isKnown`) still throws: that is a configuration mistake.
+    public init(_ configuration: CaptureConfiguration = CaptureConfiguration(), waitIfAbsent: Bool = false) throws(AudioDeviceError) {
         self.configuration = configuration
         let request = ALSAStreamRequest(sampleFormat: configuration.sampleFormat, sampleRate: configuration.sampleRate,
                                         channels: configuration.channels, period: configuration.period,
                                         buffer: configuration.buffer)
         connection = try ALSAConnection(name: configuration.device, direction: .capture, request: request,
-                                        reopenPolicy: configuration.reopen, logger: logger)
+                                        reopenPolicy: configuration.reopen, logger: logger, waitIfAbsent: waitIfAbsent)
         rawFrames = UnsafeMutableRawBufferPointer(start: nil, count: 0)
         monoFrames = UnsafeMutableBufferPointer(start: nil, count: 0)
         try prepareConversion()

@@ -1,3 +1,4 @@
+import Foundation
 import HotwordAudio
 import HotwordTestSupport
 import Testing
@@ -22,5 +23,16 @@ import Testing
         let speakers = try AudioDevices.list(.playback).map(\.name)
         #expect(speakers.contains(ALSATestDevices.stereoPlaybackName))
         #expect(!speakers.contains(ALSATestDevices.captureName))
+    }
+
+    /// Known: defined in ALSA's configuration with fitting arguments, whether or not the device
+    /// can be opened now (no card 0 exists here, the capture device's file is missing).
+    @Test func aNameIsKnownWhenALSAsConfigurationDefinesIt() {
+        _ = ALSATestDevices.configPath
+        #expect(AudioDevices.isKnown("null"))
+        #expect(AudioDevices.isKnown("plughw:CARD=NoSuchCard,DEV=0"))
+        #expect(AudioDevices.isKnown(ALSATestDevices.capture(replaying: URL(fileURLWithPath: "/nonexistent/input.raw"))))
+        #expect(!AudioDevices.isKnown(ALSATestDevices.missingName))
+        #expect(!AudioDevices.isKnown("hw:NOSUCHARGUMENT=1"))
     }
 }

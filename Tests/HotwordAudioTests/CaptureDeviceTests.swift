@@ -227,4 +227,63 @@ import Testing
         #expect(capture.read(into: &captured) == 0)
         #expect(capture.stats.reopens == 0)
     }
+
+    /// A daemon's microphone may appear after it starts (a USB device, a sound server still
+    /// starting): with `waitIfAbsent` the device starts without it and `read` waits for it.
+    @Test(.timeLimit(.minutes(1)))
+    func anAbsentKnownDeviceIsWaitedForAndDeliversOnceItAppears() throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = (0..<4_000).map { Int16($0 % 300 - 150) }
+        let file = folder.appendingPathComponent("input.raw")
+        let configuration = CaptureConfiguration(
+            device: ALSATestDevices.capture(replaying: file), period: .frames(256), buffer: .frames(1_024),
+            reopen: AudioReopenPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(80)))
+        #expect(throws: AudioDeviceError.self) { try CaptureDevice(configuration) }
+
+        let capture = try CaptureDevice(configuration, waitIfAbsent: true)
+        let appear = Thread {
+            Thread.sleep(forTimeInterval: 0.3)
+            try? ALSATestDevices.rawData(input).write(to: file)
+        }
+        let started = Date()
+        appear.start()
+        var captured = [Float](repeating: .nan, count: input.count)
+        #expect(capture.read(into: &captured) == captured.count)
+
+        #expect(Date().timeIntervalSince(started) >= 0.3)
+        #expect(captured.map { Int16($0 * 32768) } == input)
+        #expect(capture.stats.reopens == 0)  // the first open is no reopen
+        #expect(capture.stats.format.periodFrames == 256)
+    }
+
+    @Test func anUnknownNameIsAnErrorEvenWhenWaitingForAbsentDevices() {
+        _ = ALSATestDevices.configPath
+        let error = #expect(throws: AudioDeviceError.self) {
+            try CaptureDevice(CaptureConfiguration(device: ALSATestDevices.missingName), waitIfAbsent: true)
+        }
+        guard case .cannotOpen? = error else {
+            Issue.record("expected cannotOpen, got \(String(describing: error))")
+            return
+        }
+    }
+
+    /// While waiting for an absent device, `close()` ends the wait at once.
+    @Test(.timeLimit(.minutes(1)))
+    func closeEndsTheWaitForAnAbsentDevice() throws {
+        let configuration = CaptureConfiguration(
+            device: ALSATestDevices.capture(replaying: URL(fileURLWithPath: "/nonexistent/input.raw")),
+            reopen: AudioReopenPolicy(initialDelay: .seconds(30), maximumDelay: .seconds(60)))
+        let capture = try CaptureDevice(configuration, waitIfAbsent: true)
+        let closer = Thread {
+            Thread.sleep(forTimeInterval: 0.2)
+            capture.close()
+        }
+        let started = Date()
+        closer.start()
+        var captured = [Float](repeating: .nan, count: 1_000)
+
+        #expect(capture.read(into: &captured) == 0)
+        #expect(Date().timeIntervalSince(started) < 5)
+    }
 }
