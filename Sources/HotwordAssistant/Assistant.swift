@@ -27,16 +27,23 @@ public final class Assistant: Sendable {
     private let logger = Logger(label: "hotword.assistant")
 
     /// Opens the audio devices and loads the models and the speech engines (pocketsphinx takes
-    /// about a second, on its own queue).
+    /// about a second, on its own queue). A microphone ALSA knows but that is absent does not
+    /// fail: it is waited for (see `CaptureDevice.init(_:waitIfAbsent:)`).
     /// - Parameters:
     ///   - notifier: the service manager to tell about readiness, and to send watchdog pings to.
     ///   - onEvent: called for every event, one at a time, in order.
     public init(configuration: AssistantConfiguration, notifier: ServiceNotifier? = nil,
                 onEvent: @escaping @Sendable (AssistantEvent) -> Void) async throws(AssistantError) {
         self.notifier = notifier
-        // The microphone first: without one nothing else matters, and its error comes alone.
+        // The microphone first: a name ALSA does not know makes everything else moot, and its
+        // error comes alone. A known microphone that is absent (not plugged in yet, its sound
+        // server still starting) is waited for: listening begins when it appears.
         let capture: CaptureDevice
-        do throws(AudioDeviceError) { capture = try CaptureDevice(configuration.audio.capture) } catch { throw .capture(error) }
+        do throws(AudioDeviceError) {
+            capture = try CaptureDevice(configuration.audio.capture, waitIfAbsent: true)
+        } catch {
+            throw .capture(error)
+        }
         let listening = try ListenerSettings(configuration: configuration)
         let parts = try await ConversationParts(configuration: configuration, keywords: listening.keywords)
         let ring = SampleRing(minimumCapacity: 30 * Listener.sampleRate)

@@ -137,6 +137,8 @@ public struct RecordingSettings: Sendable, Equatable {
     public var vadMarginDecibels: Float = 9
     /// …and above this absolute level (dB relative to full scale).
     public var vadMinimumDecibels: Float = -55
+    /// A folder where every wake is kept as a WAV file (see `WakeRecordings`); nil keeps none.
+    public var keepDirectory: String?
 
     public init() {}
 }

@@ -7,7 +7,8 @@ import HotwordModels
 public enum AssistantError: Error, CustomStringConvertible {
     case model(ModelFileError)
     case detector(DetectorError)
-    /// The microphone could not be opened.
+    /// The microphone's name is unknown to ALSA, or it offers nothing usable. (One that ALSA
+    /// knows but that is absent is waited for.)
     case capture(AudioDeviceError)
     /// The loudspeaker could not be opened.
     case playback(AudioDeviceError)
@@ -15,6 +16,8 @@ public enum AssistantError: Error, CustomStringConvertible {
     case textToSpeech(TextToSpeechError)
     /// The configured cue file cannot be played.
     case cue(file: String, reason: String)
+    /// The folder for wake recordings (`[recording] keep_dir`) cannot be created.
+    case keepDirectory(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -24,6 +27,7 @@ public enum AssistantError: Error, CustomStringConvertible {
         case .speechToText(let error): error.description
         case .textToSpeech(let error): error.description
         case .cue(let file, let reason): "cue sound \(file) cannot be played: \(reason)"
+        case .keepDirectory(let path, let reason): "recording.keep_dir: the folder \(path) cannot be created: \(reason)"
         }
     }
 }

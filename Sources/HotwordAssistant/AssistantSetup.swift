@@ -4,7 +4,8 @@ import HotwordCore
 import HotwordModels
 
 /// What the listener needs from the configuration, and what a reload may change in it: the
-/// wake-word models' detector with its sensitivities, how questions are recorded, the gain.
+/// wake-word models' detector with its sensitivities, how questions are recorded and where
+/// wakes are kept, the gain.
 struct ListenerSettings: @unchecked Sendable {  // @unchecked: `detector` is handed to the listener thread and then used only there
     typealias Sensitivity = (keyword: String, normal: Float, duringOwnOutput: Float)
 
@@ -17,6 +18,8 @@ struct ListenerSettings: @unchecked Sendable {  // @unchecked: `detector` is han
     let echoTail: UInt64
     /// How much audio the detector must hear before it can detect (its receptive field, samples).
     let warmUp: Int
+    /// Where every wake is kept (`[recording] keep_dir`), if anywhere.
+    let wakeRecordings: WakeRecordings?
 
     /// Loads the models `configuration` names and builds their detector.
     init(configuration: AssistantConfiguration) throws(AssistantError) {
@@ -36,6 +39,7 @@ struct ListenerSettings: @unchecked Sendable {  // @unchecked: `detector` is han
         gain = configuration.audio.gain
         echoTail = UInt64(max(0, configuration.wake.echoTailMilliseconds * Listener.sampleRate / 1000))
         warmUp = models.map(Self.warmUpSamples).max() ?? 0
+        wakeRecordings = try configuration.recording.keepDirectory.map { (path) throws(AssistantError) in try WakeRecordings(directory: path) }
     }
 
     var keywords: [String] { detector.keywords }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HotwordAssistant
+import HotwordAudio
 import HotwordModels
 import Logging
 
@@ -21,9 +22,10 @@ struct RunCommand: AsyncParsableCommand {
             reloads the files and models without stopping to listen (on a problem the previous \
             configuration stays in use and the problem is logged).
 
-            Under systemd (Type=notify) it reports when it is listening, and pings the watchdog \
-            from its audio loop. Exit status: 0 after a stop, 78 when the configuration or a \
-            model is wrong, 1 on other failures (no microphone, say).
+            A microphone that is not there yet (unplugged, its sound server still starting) is \
+            waited for. Under systemd (Type=notify) it reports when it is listening, and pings the \
+            watchdog from its audio loop. Exit status: 0 after a stop, 78 when the configuration, \
+            a device name or a model is wrong, 1 on other failures (a busy loudspeaker, say).
             """)
 
     @Option(help: ArgumentHelp("Read settings from this file only (instead of the system and user files).", valueName: "FILE"))
@@ -95,12 +97,17 @@ struct RunCommand: AsyncParsableCommand {
         let assistant: Assistant
         do {
             assistant = try await Assistant(configuration: configuration, notifier: notifier) { printer.show($0) }
-        } catch .capture(let error) where error.suggestsAnotherDevice {
-            throw CommandFailure("\(error) and choose one with --device NAME or capture_device in [audio] of hotword.toml")
-        } catch .playback(let error) where error.suggestsAnotherDevice {
-            throw CommandFailure("\(error) and choose one with --playback-device NAME or playback_device in [audio] of hotword.toml")
-        } catch .capture(let error), .playback(let error) {
-            throw CommandFailure(error.description)
+        } catch .capture(let error) {
+            // A microphone ALSA knows is waited for: what is left is the configuration's (a name
+            // ALSA does not know, a device offering nothing usable).
+            throw Self.configurationFailure(error.suggestsAnotherDevice
+                ? "\(error) and choose one with --device NAME or capture_device in [audio] of hotword.toml" : error.description)
+        } catch .playback(let error) {
+            let message = error.suggestsAnotherDevice
+                ? "\(error) and choose one with --playback-device NAME or playback_device in [audio] of hotword.toml" : error.description
+            // A loudspeaker ALSA knows but cannot open now (busy, unplugged) may be there at the next start.
+            if case .cannotOpen(let name, _, _, _) = error, AudioDevices.isKnown(name) { throw CommandFailure(message) }
+            throw Self.configurationFailure(message)
         } catch {
             throw Self.configurationFailure(error.description)
         }

@@ -54,11 +54,12 @@ public final class SUSITestServer: Sendable {
     /// - Parameters:
     ///   - account: the one account `/aaa/login.json` accepts.
     ///   - fallback: the chat reply when no scripted reply is queued.
-    public init(account: Account? = nil, fallback: Reply = .answer("Hello from the test server."),
+    ///   - port: 0 for any free port (see `TestHTTPServer.init(port:)`).
+    public init(account: Account? = nil, fallback: Reply = .answer("Hello from the test server."), port: UInt16 = 0,
                 maxConnections: Int = 100, lifetime: Duration = .seconds(120)) throws {
         let script = Script(fallback: fallback)
         self.script = script
-        http = try TestHTTPServer(maxConnections: maxConnections, lifetime: lifetime) { request in
+        http = try TestHTTPServer(port: port, maxConnections: maxConnections, lifetime: lifetime) { request in
             switch request.path {
             case "/susi/chat.json": SUSITestServer.respond(to: request, with: script.next())
             case "/aaa/login.json": SUSITestServer.login(request, account: account)

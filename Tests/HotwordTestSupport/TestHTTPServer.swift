@@ -121,7 +121,7 @@ public struct TestHTTPResponse: Sendable {
     }
 }
 
-/// A real HTTP/1.1 server on 127.0.0.1 and an ephemeral port, for tests: one thread accepts,
+/// A real HTTP/1.1 server on 127.0.0.1 and an ephemeral (or a given) port, for tests: one thread accepts,
 /// one thread per connection answers (`Connection: close`) with what `handler` returns, and
 /// every request is recorded (request bodies need a `Content-Length`). It stops by itself after `maxConnections` connections or
 /// `lifetime`, so a forgotten server cannot hang a test run; `shutdown()` stops it at once.
@@ -140,7 +140,9 @@ public final class TestHTTPServer: @unchecked Sendable {  // @unchecked: mutable
     private var stopped = false
     private let threads = DispatchGroup()
 
-    public init(maxConnections: Int = 100, lifetime: Duration = .seconds(120),
+    /// - Parameter port: 0 for any free port; another to bring up a server where clients
+    ///   already expect one (see `unusedPort()`).
+    public init(port: UInt16 = 0, maxConnections: Int = 100, lifetime: Duration = .seconds(120),
                 handler: @escaping Handler) throws {
         self.handler = handler
         let listenSocket = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -149,7 +151,7 @@ public final class TestHTTPServer: @unchecked Sendable {  // @unchecked: mutable
         setsockopt(listenSocket, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
@@ -180,6 +182,14 @@ public final class TestHTTPServer: @unchecked Sendable {  // @unchecked: mutable
     }
 
     deinit { shutdown() }
+
+    /// A port on 127.0.0.1 where nothing listens now: a server that is down, to be brought up
+    /// later with `init(port:)`.
+    public static func unusedPort() throws -> UInt16 {
+        let probe = try TestHTTPServer { _ in TestHTTPResponse(status: 500, contentType: "text/plain", body: "") }
+        probe.shutdown()
+        return probe.port
+    }
 
     /// Every request received so far, in arrival order.
     public var requests: [TestHTTPRequest] { lock.withLock { recorded } }

@@ -68,14 +68,15 @@ enum HotwordBinary {
     }
 }
 
-/// A `hotword` process that keeps running (`hotword run`): its standard output line by line as
-/// it comes, Ctrl-C, and its end.
-final class RunningHotword: @unchecked Sendable {  // @unchecked: `stdoutLines` and `exitTime` are guarded by `lock`
+/// A `hotword` process that keeps running (`hotword run`): its standard output and error line
+/// by line as they come, signals, and its end.
+final class RunningHotword: @unchecked Sendable {  // @unchecked: the line lists and `exitTime` are guarded by `lock`
     private let process = Process()
     private let lock = NSLock()
     private var stdoutLines: [String] = []
+    private var stderrLines: [String] = []
     private var exitTime: ContinuousClock.Instant?
-    private let stderrText: Task<String, Never>
+    private let stderrDone = DispatchSemaphore(value: 0)
     private let (exit, exited) = AsyncStream<(status: Int32, time: ContinuousClock.Instant)>.makeStream()
 
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
@@ -91,31 +92,19 @@ final class RunningHotword: @unchecked Sendable {  // @unchecked: `stdoutLines` 
             exited.finish()
         }
         try process.run()
-        let errorReader = errors.fileHandleForReading
-        let (errorText, errorDone) = AsyncStream<String>.makeStream()
-        Thread {
-            errorDone.yield(String(decoding: errorReader.readDataToEndOfFile(), as: UTF8.self))
-            errorDone.finish()
-        }.start()
-        stderrText = Task { await errorText.first { _ in true } ?? "" }
-        let reader = output.fileHandleForReading
-        Thread { [self] in
-            var pending = Data()
-            while case let data = reader.availableData, !data.isEmpty {
-                pending += data
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                    lock.withLock { stdoutLines.append(line) }
-                    pending = Data(pending[(newline + 1)...])
-                }
-            }
-        }.start()
+        readLines(from: output.fileHandleForReading) { [self] line in lock.withLock { stdoutLines.append(line) } }
+        readLines(from: errors.fileHandleForReading, done: stderrDone) { [self] line in lock.withLock { stderrLines.append(line) } }
     }
 
     /// The lines printed so far.
     var lines: [String] { lock.withLock { stdoutLines } }
 
+    /// The lines logged to standard error so far.
+    var errorLines: [String] { lock.withLock { stderrLines } }
+
     var isRunning: Bool { process.isRunning }
+
+    var processIdentifier: Int32 { process.processIdentifier }
 
     /// When the process was seen to end.
     var exitedAt: ContinuousClock.Instant? { lock.withLock { exitTime } }
@@ -127,13 +116,12 @@ final class RunningHotword: @unchecked Sendable {  // @unchecked: `stdoutLines` 
 
     /// Waits until a printed line satisfies `condition` (true) or `timeout` passes (false).
     func waitForLine(timeout: Duration = .seconds(60), _ condition: (String) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if lines.contains(where: condition) { return true }
-            if !process.isRunning { return lines.contains(where: condition) }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return false
+        await wait(timeout: timeout) { lines.contains(where: condition) }
+    }
+
+    /// Waits until a logged line satisfies `condition` (true) or `timeout` passes (false).
+    func waitForErrorLine(timeout: Duration = .seconds(60), _ condition: (String) -> Bool) async -> Bool {
+        await wait(timeout: timeout) { errorLines.contains(where: condition) }
     }
 
     /// Sends `signal` (Ctrl-C unless told) and waits for the end; kills it if it does not end within `timeout`.
@@ -149,6 +137,39 @@ final class RunningHotword: @unchecked Sendable {  // @unchecked: `stdoutLines` 
             status = end.status
             lock.withLock { exitTime = end.time }
         }
-        return (status, await stderrText.value)
+        // Everything it wrote before it ended.
+        await withCheckedContinuation { continuation in
+            Thread {
+                self.stderrDone.wait()
+                continuation.resume()
+            }.start()
+        }
+        return (status, errorLines.map { $0 + "\n" }.joined())
+    }
+
+    private func wait(timeout: Duration, _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            if !process.isRunning { return condition() }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    /// Reads `handle` on a thread of its own until it ends, passing on each complete line.
+    private func readLines(from handle: FileHandle, done: DispatchSemaphore? = nil, _ add: @escaping @Sendable (String) -> Void) {
+        Thread {
+            var pending = Data()
+            while case let data = handle.availableData, !data.isEmpty {
+                pending += data
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    add(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                    pending = Data(pending[(newline + 1)...])
+                }
+            }
+            if !pending.isEmpty { add(String(decoding: pending, as: UTF8.self)) }
+            done?.signal()
+        }.start()
     }
 }

@@ -174,7 +174,7 @@ struct RunCommandTests {
         // --device wins over the file.
         let result = try await HotwordBinary.run(["run", "--config", config.path, "--device", ALSATestDevices.missingName])
 
-        #expect(result.status == 1)
+        #expect(result.status == 78)
         #expect(result.stdout == "")
         #expect(result.stderr == "Error: capture device '\(ALSATestDevices.missingName)' could not be opened: No such file or directory"
             + " — list devices with `hotword devices` and choose one with --device NAME or capture_device in [audio] of hotword.toml\n")

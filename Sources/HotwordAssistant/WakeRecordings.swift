@@ -1,0 +1,57 @@
+import Dispatch
+import Foundation
+import HotwordAudio
+import Logging
+
+/// Keeps every wake as a WAV file (`[recording] keep_dir`), so that false alarms can be
+/// listened to and fed back into training (`hotword train --false-alarms DIR`).
+///
+/// A file holds the audio the detector heard when it fired (its receptive field, and half a
+/// second before), then the question — or the silence waited through when none came — as
+/// 16 kHz mono 16-bit WAV, named
+/// by the time of the wake (UTC) and the keyword: `20250122T153012.345Z-hey_susi.wav`.
+/// Files are written one after another on a queue of their own, never on the audio threads,
+/// and atomically: a full disk costs that one recording (logged, naming the file) and leaves
+/// no partial file.
+final class WakeRecordings: Sendable {
+    let directory: URL
+    private let queue = DispatchQueue(label: "hotword.wake-recordings", qos: .utility)
+    private let logger = Logger(label: "hotword.recordings")
+
+    /// Creates `directory` (and its parents) if needed.
+    init(directory: String) throws(AssistantError) {
+        self.directory = URL(fileURLWithPath: directory, isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
+        } catch {
+            throw .keepDirectory(path: directory, reason: (error as NSError).localizedDescription)
+        }
+    }
+
+    /// Writes `samples` (16 kHz) in the background as the recording of a wake by `keyword` at `date`.
+    func keep(_ samples: [Float], keyword: String, at date: Date) {
+        let file = directory.appendingPathComponent(Self.fileName(keyword: keyword, date: date))
+        queue.async { [logger] in
+            do throws(AudioFileError) {
+                try AudioFileWriter.writeWAV(samples, to: file, sampleRate: UtteranceRecorder.sampleRate)
+                logger.info("wake recorded in \(file.path)")
+            } catch {
+                logger.error("wake recording lost: \(error)")
+            }
+        }
+    }
+
+    /// Waits until every recording handed to `keep` so far is written (or has failed).
+    func flush() {
+        queue.sync {}
+    }
+
+    /// `20250122T153012.345Z-hey_susi.wav`: sortable, and valid on every file system (no colons);
+    /// the keyword keeps its letters and digits, anything else becomes `_`.
+    static func fileName(keyword: String, date: Date) -> String {
+        let time = date.formatted(Date.ISO8601FormatStyle(dateSeparator: .omitted, timeSeparator: .omitted,
+                                                          includingFractionalSeconds: true))
+        let name = String(keyword.map { $0.isLetter || $0.isNumber ? $0 : "_" })
+        return "\(time)-\(name).wav"
+    }
+}
