@@ -481,4 +481,28 @@ struct StartFaultTests {
                 "\(result.stderr)")
         #expect(result.stderr.hasSuffix("\n") && result.stderr.split(separator: "\n").last == errors.first)
     }
+
+    /// Row: a loudspeaker ALSA knows but that cannot be opened at start (here a card that is not
+    /// plugged in) ends the start with status 1, which a service manager retries; the
+    /// microphone would be waited for, but an assistant that cannot answer aloud should not
+    /// pretend to work.
+    @Test func aLoudspeakerThatCannotBeOpenedAtStartEndsWithStatus1() async throws {
+        _ = ALSATestDevices.configPath
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("hotword.toml")
+        try Data().write(to: config)
+        let loudspeaker = "plughw:CARD=NoSuchCard,DEV=0"
+
+        let result = try await HotwordBinary.run(["run", "--config", config.path, "--playback-device", loudspeaker,
+                                                  "--device", ALSATestDevices.capture(replaying: URL(fileURLWithPath: "/dev/zero"))],
+                                                 timeout: .seconds(30))
+
+        RunCommandTests.requireModel(result.stderr)
+        #expect(result.status == 1)
+        #expect(result.stdout == "")
+        let errors = result.stderr.split(separator: "\n").filter { $0.hasPrefix("Error: ") }
+        #expect(errors == ["Error: playback device '\(loudspeaker)' could not be opened: No such device — list devices with "
+            + "`hotword devices` and choose one with --playback-device NAME or playback_device in [audio] of hotword.toml"], "\(result.stderr)")
+    }
 }
