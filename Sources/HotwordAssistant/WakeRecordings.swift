@@ -8,11 +8,10 @@ import Logging
 ///
 /// A file holds the audio the detector heard when it fired (its receptive field, and half a
 /// second before), then the question — or the silence waited through when none came — as
-/// 16 kHz mono 16-bit WAV, named
-/// by the time of the wake (UTC) and the keyword: `20250122T153012.345Z-hey_susi.wav`.
-/// Files are written one after another on a queue of their own, never on the audio threads,
-/// and atomically: a full disk costs that one recording (logged, naming the file) and leaves
-/// no partial file.
+/// 16 kHz mono 16-bit WAV, named by the time of the wake (UTC) and the keyword:
+/// `20250122T153012.345Z-hey_susi.wav`. Files are written one after another on a queue of
+/// their own, never on the audio threads, and atomically: a full disk costs that one
+/// recording (logged, naming the file) and leaves no partial file.
 final class WakeRecordings: Sendable {
     let directory: URL
     private let queue = DispatchQueue(label: "hotword.wake-recordings", qos: .utility)
@@ -39,11 +38,6 @@ final class WakeRecordings: Sendable {
                 logger.error("wake recording lost: \(error)")
             }
         }
-    }
-
-    /// Waits until every recording handed to `keep` so far is written (or has failed).
-    func flush() {
-        queue.sync {}
     }
 
     /// `20250122T153012.345Z-hey_susi.wav`: sortable, and valid on every file system (no colons);
