@@ -244,7 +244,8 @@ import Testing
         let capture = try CaptureDevice(configuration, waitIfAbsent: true)
         let appear = Thread {
             Thread.sleep(forTimeInterval: 0.3)
-            try? ALSATestDevices.rawData(input).write(to: file)
+            // Atomically: a device opened between creating and filling the file would hear silence.
+            try? ALSATestDevices.rawData(input).write(to: file, options: .atomic)
         }
         let started = Date()
         appear.start()
