@@ -27,10 +27,10 @@ synthesize() {  # phrase folder
   [ -d "$SYNTH/$2" ] || $hotword synthesize "$1" --out "$SYNTH/$2" --negatives --seed 1
 }
 
-train_one() {  # name phrase positives-folder…
-  local name=$1 phrase=$2; shift 2
-  local positives=() p
-  for p in "$@"; do positives+=(--positives "$p"); done
+train_one() {  # name phrase real-positives-folder (or "") synthetic-positives-folder
+  local name=$1 phrase=$2 real=$3 synthetic=$4
+  local positives=(--positives "$synthetic")
+  [ -n "$real" ] && positives=(--positives "$real" "${positives[@]}")
   mapfile -t negatives < <(negatives_except "$name")
   synthesize "$phrase" "$name"
   $hotword train --keyword "$phrase" "${positives[@]}" "${negatives[@]}" \
@@ -39,9 +39,14 @@ train_one() {  # name phrase positives-folder…
   # Operating point: the lowest threshold without false alarms on the validation part.
   $hotword tune --model "$OUT/$name.hwks" "${positives[@]}" "${negatives[@]}" --noise "$S/noise" \
     --part validation --target-fa-per-hour 1
-  # Held-out figures: real speech with the keyword spread through it, noise at 10 dB SNR …
-  $hotword eval --model "$OUT/$name.hwks" "${positives[@]}" "${negatives[@]}" --noise "$S/noise" --snr 10 \
+  # Held-out figures: human recordings where there are any (else the synthetic voices) spread
+  # through real speech, noise at 10 dB SNR …
+  local judged=${real:-$synthetic}
+  $hotword eval --model "$OUT/$name.hwks" --positives "$judged" "${negatives[@]}" --noise "$S/noise" --snr 10 \
     --part test --plot "$OUT/figures/$name-det.svg" | tee "$OUT/figures/$name-eval.txt"
+  # … the synthetic voices' keywords alone …
+  [ -n "$real" ] && $hotword eval --model "$OUT/$name.hwks" --positives "$synthetic" "${negatives[@]}" --noise "$S/noise" \
+    --snr 10 --part test | tee "$OUT/figures/$name-eval-synthetic-positives.txt"
   # … and false alarms on synthetic speech alone.
   $hotword eval --model "$OUT/$name.hwks" --negatives "$SYNTH/$name/speech" --noise "$S/noise" --snr 10 \
     --part test | tee "$OUT/figures/$name-eval-synthetic.txt"
@@ -50,7 +55,7 @@ train_one() {  # name phrase positives-folder…
 for keyword in "${@:-hey_susi computer jarvis alexa}"; do
   for k in $keyword; do
     case $k in
-      hey_susi) train_one hey_susi "hey susi" "$SYNTH/hey_susi/positive" ;;
+      hey_susi) train_one hey_susi "hey susi" "" "$SYNTH/hey_susi/positive" ;;
       computer|jarvis|alexa) train_one "$k" "$k" "$S/keywords/$k" "$SYNTH/$k/positive" ;;
       *) echo "unknown keyword $k (hey_susi, computer, jarvis, alexa)" >&2; exit 64 ;;
     esac
