@@ -17,12 +17,14 @@ let package = Package(
     products: [
         .executable(name: "hotword", targets: ["hotword"]),
         .library(name: "HotwordCore", targets: ["HotwordCore"]),
+        // For the fuzz targets in Fuzz/, a separate package that depends on this one by path.
+        .library(name: "HotwordAudio", targets: ["HotwordAudio"]),
+        .library(name: "HotwordAssistant", targets: ["HotwordAssistant"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // C libraries (Debian packages in parentheses)
@@ -48,8 +50,7 @@ let package = Package(
         .target(name: "HotwordTraining", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "CBLAS", logging]),
         // The voice assistant: listen loop, speech to text, SUSI client, text to speech, configuration.
         .target(name: "HotwordAssistant", dependencies: [
-            "HotwordCore", "HotwordModels", "HotwordAudio", "CCurl", "CPocketSphinx", "CEspeakNG",
-            .product(name: "TOMLKit", package: "TOMLKit"), logging,
+            "HotwordCore", "HotwordModels", "HotwordAudio", "CCurl", "CPocketSphinx", "CEspeakNG", logging,
         ]),
         // The command-line tool: thin commands over the modules above.
         .executableTarget(name: "hotword", dependencies: [

@@ -1,6 +1,5 @@
 import Foundation
 import HotwordCore
-import TOMLKit
 
 /// Every table and key `hotword.toml` may hold, what each accepts, and where it goes in
 /// `AssistantConfiguration`. `hotword.example.toml` documents the same keys for users.
@@ -8,7 +7,7 @@ enum ConfigSchema {
     /// A known key: `apply` stores a valid value and returns nil, or returns what was expected.
     struct Key: Sendable {
         let name: String
-        let apply: @Sendable (TOMLValueConvertible, inout AssistantConfiguration, _ table: [String]) -> String?
+        let apply: @Sendable (TOMLValue, inout AssistantConfiguration, _ table: [String]) -> String?
     }
 
     /// A table: its keys and the names of its subtables ("*": any name, as keyword tables).
@@ -142,7 +141,7 @@ enum ConfigSchema {
     /// What a key accepts: `parse` gives the value, or nil when it is not acceptable.
     struct Kind<Value>: Sendable {
         let expected: String
-        let parse: @Sendable (TOMLValueConvertible) -> Value?
+        let parse: @Sendable (TOMLValue) -> Value?
 
         static func string(allowEmpty: Bool = false) -> Kind<String> {
             Kind<String>(expected: allowEmpty ? "a string (in quotes)" : "a non-empty string (in quotes)") { value in
@@ -228,16 +227,9 @@ enum ConfigSchema {
         }.joined(separator: ".")
     }
 
-    /// A value as it would be written in TOML.
-    static func render(_ value: TOMLValueConvertible) -> String {
-        if let text = value.string { return "\"\(text)\"" }
-        if let array = value.array { return "[" + array.map { render($0) }.joined(separator: ", ") + "]" }
-        if value.table != nil { return "{…}" }
-        return value.debugDescription
-    }
-
+    /// A list of strings as it would be written in TOML.
     static func render(_ strings: [String]) -> String {
-        "[" + strings.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
+        TOMLValue.array(strings.map(TOMLValue.string)).tomlText
     }
 
     /// The known name a misspelt one most likely meant: within a third of its length in edits

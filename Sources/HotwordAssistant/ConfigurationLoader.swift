@@ -1,7 +1,6 @@
 import Foundation
 import HotwordCore
 import HotwordModels
-import TOMLKit
 
 /// Where `hotword run` looks for its configuration.
 public enum ConfigurationFiles {
@@ -56,8 +55,8 @@ public enum ConfigurationLoader {
     public static func check(file: String) -> [ConfigError] {
         var configuration = AssistantConfiguration(clientVersion: "check")
         let errors = apply(file: file, to: &configuration)
-        guard errors.isEmpty, let text = try? String(contentsOfFile: file, encoding: .utf8) else { return errors }
-        let lines = TOMLKeyLines(text)
+        guard errors.isEmpty, let text = try? String(contentsOfFile: file, encoding: .utf8),
+              let lines = try? TOMLDocument(text) else { return errors }
         var missing: [ConfigError] = []
         if let line = lines.line(of: ["wake", "models"]) {
             for name in configuration.wake.models {
@@ -78,18 +77,15 @@ public enum ConfigurationLoader {
 
     /// Applies TOML text; `file` names it in errors.
     public static func apply(toml text: String, file: String, to configuration: inout AssistantConfiguration) -> [ConfigError] {
-        let table: TOMLTable
+        let document: TOMLDocument
         do {
-            table = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            return [.syntax(file: file, line: error.source.begin.line, column: error.source.begin.column,
-                            message: error.description)]
+            document = try TOMLDocument(text)
         } catch {
-            return [.syntax(file: file, line: 1, column: 1, message: "\(error)")]
+            return [.syntax(file: file, line: error.line, column: error.column, message: error.message)]
         }
-        var walker = Walker(file: file, lines: TOMLKeyLines(text))
+        var walker = Walker(file: file, lines: document)
         var updated = configuration
-        walker.walk(table, path: [], into: &updated)
+        walker.walk(document.root, path: [], into: &updated)
         walker.checkCombinations(of: updated)
         guard walker.errors.isEmpty else {
             return walker.errors.sorted { ($0.line ?? 0) < ($1.line ?? 0) }
@@ -101,12 +97,12 @@ public enum ConfigurationLoader {
     /// Goes through a parsed file, section by section, applying every key it knows.
     private struct Walker {
         let file: String
-        let lines: TOMLKeyLines
+        let lines: TOMLDocument
         var errors: [ConfigError] = []
 
         mutating func walk(_ table: TOMLTable, path: [String], into configuration: inout AssistantConfiguration) {
             let section = ConfigSchema.section(at: path)
-            for (name, value) in table {
+            for (name, value) in table.entries {
                 let keyPath = path + [name]
                 if section?.subsection(named: name) != nil {
                     guard let child = value.table else {
@@ -157,8 +153,8 @@ public enum ConfigurationLoader {
             }
         }
 
-        private mutating func invalid(_ path: [String], value: TOMLValueConvertible, expected: String) {
-            invalid(path, ConfigSchema.render(value), expected: expected)
+        private mutating func invalid(_ path: [String], value: TOMLValue, expected: String) {
+            invalid(path, value.tomlText, expected: expected)
         }
 
         /// An invalid value (as written in TOML) at `path`, or at `fallback` when the file does not have `path`.

@@ -2,6 +2,9 @@ extension FrontendConfig {
     /// The largest FFT the frontend accepts (4 s at 16 kHz); it bounds the memory a
     /// corrupted model file can make us allocate.
     public static let maximumFFTSize = 1 << 16
+    /// The highest sample rate accepted (as for audio files); with the FFT bound it keeps every
+    /// buffer the detector sizes from a model's frontend small.
+    public static let maximumSampleRate = 384_000
 
     /// Throws the first problem that would keep `FeatureExtractor` from running with this
     /// config, including mel bands too narrow to contain an FFT bin.
@@ -20,15 +23,16 @@ extension FrontendConfig {
 
     /// Every check that needs no mel filterbank; `MelFilterbank.init` runs it first.
     func validateScalarParameters() throws(FrontendConfigError) {
-        guard sampleRate > 0 else { throw .sampleRateNotPositive(sampleRate) }
+        guard (1...Self.maximumSampleRate).contains(sampleRate) else { throw .sampleRateOutOfRange(sampleRate) }
         guard frameLength >= 2 else { throw .frameLengthTooShort(frameLength) }
-        guard frameShift >= 1 else { throw .frameShiftNotPositive(frameShift) }
+        guard (1...Self.maximumFFTSize).contains(frameShift) else { throw .frameShiftOutOfRange(frameShift) }
         guard fftSize > 0, fftSize & (fftSize - 1) == 0 else { throw .fftSizeNotPowerOfTwo(fftSize) }
         guard fftSize >= frameLength, fftSize <= Self.maximumFFTSize else {
             throw .fftSizeOutOfRange(fftSize, frameLength: frameLength)
         }
         guard preEmphasis >= 0, preEmphasis <= 1 else { throw .preEmphasisOutOfRange(preEmphasis) }
-        guard melBands >= 1 else { throw .melBandsNotPositive(melBands) }
+        // Each band needs an FFT bin of its own, so more bands than bins cannot work.
+        guard (1...(fftSize / 2 + 1)).contains(melBands) else { throw .melBandsOutOfRange(melBands, fftSize: fftSize) }
         let nyquist = Float(nyquistFrequency)
         guard lowFrequency >= 0, lowFrequency < nyquist else {
             throw .lowFrequencyOutOfRange(lowFrequency, nyquist: nyquist)

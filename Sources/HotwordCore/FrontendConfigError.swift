@@ -2,14 +2,14 @@
 /// (and whatever it was compared against) so the message names the field, the value and
 /// what was expected.
 public enum FrontendConfigError: Error, Equatable, Sendable, CustomStringConvertible {
-    case sampleRateNotPositive(Int)
+    case sampleRateOutOfRange(Int)
     case frameLengthTooShort(Int)
-    case frameShiftNotPositive(Int)
+    case frameShiftOutOfRange(Int)
     case fftSizeNotPowerOfTwo(Int)
     /// The FFT must hold a whole frame and stay below `FrontendConfig.maximumFFTSize`.
     case fftSizeOutOfRange(Int, frameLength: Int)
     case preEmphasisOutOfRange(Float)
-    case melBandsNotPositive(Int)
+    case melBandsOutOfRange(Int, fftSize: Int)
     case lowFrequencyOutOfRange(Float, nyquist: Float)
     case highFrequencyOutOfRange(Float, nyquist: Float)
     case frequencyRangeEmpty(lowFrequency: Float, highFrequency: Float)
@@ -23,12 +23,12 @@ public enum FrontendConfigError: Error, Equatable, Sendable, CustomStringConvert
     /// The `FrontendConfig` property at fault.
     public var field: String {
         switch self {
-        case .sampleRateNotPositive: "sampleRate"
+        case .sampleRateOutOfRange: "sampleRate"
         case .frameLengthTooShort: "frameLength"
-        case .frameShiftNotPositive: "frameShift"
+        case .frameShiftOutOfRange: "frameShift"
         case .fftSizeNotPowerOfTwo, .fftSizeOutOfRange: "fftSize"
         case .preEmphasisOutOfRange: "preEmphasis"
-        case .melBandsNotPositive, .melBandWithoutBins: "melBands"
+        case .melBandsOutOfRange, .melBandWithoutBins: "melBands"
         case .lowFrequencyOutOfRange, .frequencyRangeEmpty: "lowFrequency"
         case .highFrequencyOutOfRange: "highFrequency"
         case .cepstralCoefficientsOutOfRange: "cepstralCoefficients"
@@ -39,20 +39,20 @@ public enum FrontendConfigError: Error, Equatable, Sendable, CustomStringConvert
 
     public var description: String {
         let (value, expected): (String, String) = switch self {
-        case .sampleRateNotPositive(let rate):
-            ("\(rate)", "a rate in Hz > 0")
+        case .sampleRateOutOfRange(let rate):
+            ("\(rate)", "a rate of 1 to \(FrontendConfig.maximumSampleRate) Hz")
         case .frameLengthTooShort(let length):
             ("\(length)", "at least 2 samples")
-        case .frameShiftNotPositive(let shift):
-            ("\(shift)", "a hop of at least 1 sample")
+        case .frameShiftOutOfRange(let shift):
+            ("\(shift)", "a hop of 1 to \(FrontendConfig.maximumFFTSize) samples")
         case .fftSizeNotPowerOfTwo(let size):
             ("\(size)", "a power of two")
         case .fftSizeOutOfRange(let size, let frameLength):
             ("\(size)", "frameLength (\(frameLength)) ≤ fftSize ≤ \(FrontendConfig.maximumFFTSize)")
         case .preEmphasisOutOfRange(let k):
             ("\(k)", "a coefficient in 0...1")
-        case .melBandsNotPositive(let bands):
-            ("\(bands)", "at least 1 band")
+        case .melBandsOutOfRange(let bands, let fftSize):
+            ("\(bands)", "1 to fftSize / 2 + 1 = \(fftSize / 2 + 1) bands (one FFT bin each at least)")
         case .lowFrequencyOutOfRange(let low, let nyquist):
             ("\(low) Hz", "a frequency in [0, \(nyquist)) Hz (Nyquist = sampleRate / 2)")
         case .highFrequencyOutOfRange(let high, let nyquist):

@@ -265,6 +265,20 @@ struct ConfigurationTests {
         #expect(file == "hotword.toml" && line == 3)
     }
 
+    /// Found by fuzzing: the TOML library used before aborted the program on these.
+    @Test(arguments: [("[!]", 1), ("[[#]]", 1), ("[audio]\ngain = 2\n[ =]\n", 3), ("[\u{01}teleport]", 1)])
+    func malformedHeadersAreSyntaxErrors(toml: String, line: Int) {
+        let (configuration, errors) = load(toml)
+        #expect(errors.count == 1)
+        guard case .syntax(let file, let errorLine, _, let message)? = errors.first else {
+            Issue.record("expected a syntax error, got \(errors)")
+            return
+        }
+        #expect(file == "hotword.toml" && errorLine == line)
+        #expect(message.contains("expected a key"))
+        #expect(configuration == Self.defaults)
+    }
+
     @Test func keysAreLocatedInEveryTOMLForm() {
         // Dotted keys, inline tables, multi-line strings and arrays, quoted keys: the bad value
         // is still found on its own line.

@@ -3,17 +3,22 @@ import Testing
 
 @Suite struct FrontendConfigValidationTests {
     static let badConfigs: [(FrontendConfig, FrontendConfigError)] = [
-        (FrontendConfig(sampleRate: 0), .sampleRateNotPositive(0)),
+        (FrontendConfig(sampleRate: 0), .sampleRateOutOfRange(0)),
+        // Bounds that keep a corrupt model file from overflowing sizes or asking for absurd memory (found by fuzzing).
+        (FrontendConfig(sampleRate: 1 << 62), .sampleRateOutOfRange(1 << 62)),
+        (FrontendConfig(frameShift: 1 << 62), .frameShiftOutOfRange(1 << 62)),
+        (FrontendConfig(melBands: 1_000_000_000), .melBandsOutOfRange(1_000_000_000, fftSize: 512)),
+        (FrontendConfig(melBands: .max), .melBandsOutOfRange(.max, fftSize: 512)),
         (FrontendConfig(frameLength: 1, fftSize: 2), .frameLengthTooShort(1)),
-        (FrontendConfig(frameShift: 0), .frameShiftNotPositive(0)),
-        (FrontendConfig(frameShift: -160), .frameShiftNotPositive(-160)),
+        (FrontendConfig(frameShift: 0), .frameShiftOutOfRange(0)),
+        (FrontendConfig(frameShift: -160), .frameShiftOutOfRange(-160)),
         (FrontendConfig(fftSize: 500), .fftSizeNotPowerOfTwo(500)),
         (FrontendConfig(fftSize: 0), .fftSizeNotPowerOfTwo(0)),
         (FrontendConfig(fftSize: 256), .fftSizeOutOfRange(256, frameLength: 400)),
         (FrontendConfig(frameLength: 100_000, fftSize: 1 << 17), .fftSizeOutOfRange(1 << 17, frameLength: 100_000)),
         (FrontendConfig(preEmphasis: -0.1), .preEmphasisOutOfRange(-0.1)),
         (FrontendConfig(preEmphasis: 1.5), .preEmphasisOutOfRange(1.5)),
-        (FrontendConfig(melBands: 0), .melBandsNotPositive(0)),
+        (FrontendConfig(melBands: 0), .melBandsOutOfRange(0, fftSize: 512)),
         (FrontendConfig(lowFrequency: -20), .lowFrequencyOutOfRange(-20, nyquist: 8_000)),
         (FrontendConfig(lowFrequency: 8_000), .lowFrequencyOutOfRange(8_000, nyquist: 8_000)),
         (FrontendConfig(highFrequency: 0), .highFrequencyOutOfRange(0, nyquist: 8_000)),

@@ -102,6 +102,90 @@ import Testing
         }
     }
 
+    /// Headers with absurd numbers (found by fuzzing: each crashed the loader or the detector on
+    /// an arithmetic overflow or a huge allocation) are reported as errors.
+    @Test func absurdNumbersInTheHeaderAreErrors() throws {
+        func layer(_ index: Int, _ key: String, _ value: Any) -> (inout [String: Any]) -> Void {
+            { header in
+                var layers = header["layers"] as! [[String: Any]]
+                layers[index][key] = value
+                header["layers"] = layers
+            }
+        }
+        func tensor(_ index: Int, _ name: String, offset: Int) -> (inout [String: Any]) -> Void {
+            { header in
+                var layers = header["layers"] as! [[String: Any]]
+                var tensors = layers[index]["tensors"] as! [String: Any]
+                tensors[name] = ["offset": offset, "count": 1]
+                layers[index]["tensors"] = tensors
+                header["layers"] = layers
+            }
+        }
+        func section(_ name: String, _ key: String, _ value: Any) -> (inout [String: Any]) -> Void {
+            { header in
+                var section = header[name] as! [String: Any]
+                section[key] = value
+                header[name] = section
+            }
+        }
+        let huge = 1 << 62
+        let cases: [(edit: (inout [String: Any]) -> Void, error: ModelError)] = [
+            ({ $0["weightCount"] = huge }, .malformedHeader("weightCount \(huge) is more than the 23848 bytes of the file can hold")),
+            (tensor(6, "bias", offset: .max), .invalidLayer(index: 6, kind: "dense", reason:
+                "tensor 'bias' (1 weights from offset \(Int.max)) lies outside the 5443 stored weights")),
+            (layer(6, "outputs", huge), .invalidLayer(index: 6, kind: "dense", reason: "inputs 8 and outputs \(huge) must lie in 1...4096")),
+            (layer(4, "outputs", huge), .invalidLayer(index: 4, kind: "gru", reason: "inputs 16 and outputs \(huge) must lie in 1...4096")),
+            (layer(0, "kernelSize", huge), .invalidLayer(index: 0, kind: "conv1d", reason:
+                "kernelSize \(huge), dilation 1 and stride 2 must lie in 1...65536")),
+            (layer(3, "dilation", 1 << 40), .invalidLayer(index: 3, kind: "conv1d", reason:
+                "kernelSize 3, dilation \(1 << 40) and stride 1 must lie in 1...65536")),
+            (layer(3, "dilation", 60_000), .invalidLayer(index: 3, kind: "conv1d", reason:
+                "its taps span 120001 frames ((kernelSize − 1) × dilation + 1), more than 65536")),
+            (layer(0, "stride", 65_536), .invalidModel("the network's total stride (65536) and receptive field (262147) must stay within 65536 frames")),
+            (section("frontend", "melBands", Int.max), .invalidModel(
+                "frontend: invalid frontend config: melBands = \(Int.max); expected 1 to fftSize / 2 + 1 = 257 bands (one FFT bin each at least)")),
+            (section("frontend", "frameShift", huge), .invalidModel(
+                "frontend: invalid frontend config: frameShift = \(huge); expected a hop of 1 to 65536 samples")),
+            (section("frontend", "frameShift", 1), .invalidModel("the network gives 8000.0 outputs per second, more than 1000")),
+            (section("detection", "smoothingSeconds", 5.1), .invalidModel("smoothingSeconds 5.1 must lie in 0...5")),
+            (section("detection", "refractorySeconds", 61), .invalidModel("refractorySeconds 61.0 must lie in 0...60")),
+        ]
+        for (edit, error) in cases {
+            #expect(throws: error) { try decodeWithHeader(edit) }
+        }
+    }
+
+    /// A convolution's history is bounded too: 2 × 65536 frames × 256 channels is more than the
+    /// streaming state allowed, though each number alone is within its limit.
+    @Test func streamingStateIsBounded() {
+        let channels = 256
+        let model = KeywordModel(
+            keywords: ["a"], frontend: FrontendConfig(fftSize: 2_048, melBands: channels),
+            layers: [
+                .conv1D(Conv1DLayer(inputs: channels, outputs: channels, kernelSize: 2, dilation: 65_535, depthwise: true,
+                                    activation: .relu, weights: [Float](repeating: 0, count: 2 * channels),
+                                    bias: [Float](repeating: 0, count: channels))),
+                .dense(DenseLayer(inputs: channels, outputs: 1, activation: .sigmoid,
+                                  weights: [Float](repeating: 0, count: channels), bias: [0])),
+            ])
+        #expect(throws: ModelError.invalidModel("the convolutions keep 33554432 past values, more than 16777216")) {
+            try model.validate()
+        }
+    }
+
+    /// What loads also runs: the detector accepts every model file the loader accepts, up to
+    /// the limits (found by fuzzing: a smoothing of 5.1 s loaded, then the detector refused it).
+    @Test func aModelAtTheLimitsLoadsAndRuns() throws {
+        let loaded = try decodeWithHeader { header in
+            var detection = header["detection"] as! [String: Any]
+            detection["smoothingSeconds"] = DetectionDefaults.maximumSmoothingSeconds
+            detection["refractorySeconds"] = DetectionDefaults.maximumRefractorySeconds
+            header["detection"] = detection
+        }
+        let detector = try Detector(models: [loaded])
+        _ = detector.process([Float](repeating: 0.1, count: 16_000))
+    }
+
     @Test func invalidModelsAreNeverWritten() {
         var broken = model
         broken.detection.triggerLevel = 0

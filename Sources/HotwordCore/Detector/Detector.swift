@@ -166,9 +166,14 @@ private struct ModelRunner {
                 .invalidSetting(keyword: keyword, name: name, value: "\(value)", expected: expected)
             }
             guard (0...1).contains(sensitivity) else { throw invalid("sensitivity", sensitivity, "a number in [0, 1]") }
-            guard smoothing >= 0, smoothing <= 5 else { throw invalid("smoothing", smoothing, "0 to 5 seconds") }
+            let maximumSmoothing = DetectionDefaults.maximumSmoothingSeconds, maximumRefractory = DetectionDefaults.maximumRefractorySeconds
+            guard (0...Float(maximumSmoothing)).contains(smoothing) else {
+                throw invalid("smoothing", smoothing, "0 to \(maximumSmoothing) seconds")
+            }
             guard triggerLevel >= 1 else { throw invalid("trigger level", triggerLevel, "an integer ≥ 1") }
-            guard refractory >= 0, refractory <= 60 else { throw invalid("refractory period", refractory, "0 to 60 seconds") }
+            guard (0...Float(maximumRefractory)).contains(refractory) else {
+                throw invalid("refractory period", refractory, "0 to \(maximumRefractory) seconds")
+            }
             return KeywordTrigger(
                 keyword: keyword, threshold: defaults.sensitivityMap.threshold(forSensitivity: sensitivity),
                 smoothingOutputs: Int((Double(smoothing) * outputsPerSecond).rounded()), triggerLevel: triggerLevel,

@@ -72,6 +72,10 @@ public struct DetectionDefaults: Sendable, Hashable, Codable {
     /// After a detection the keyword cannot fire again for this long.
     public var refractorySeconds: Float
 
+    /// The longest smoothing and refractory periods a detector accepts, from a model file or a user.
+    public static let maximumSmoothingSeconds = 5
+    public static let maximumRefractorySeconds = 60
+
     public init(
         sensitivity: Float = 0.5, sensitivityMap: SensitivityMap = SensitivityMap(),
         smoothingSeconds: Float = 0.05, triggerLevel: Int = 1, refractorySeconds: Float = 1.0

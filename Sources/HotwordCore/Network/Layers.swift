@@ -83,6 +83,8 @@ public struct Conv1DLayer: Sendable, Hashable {
     /// Input frames one output depends on.
     public var receptiveField: Int { (kernelSize - 1) * dilation + 1 }
     var expectedWeightCount: Int { depthwise ? kernelSize * inputs : outputs * kernelSize * inputs }
+    /// Past input values the streaming runner keeps: the receptive field twice over.
+    var historyCount: Int { 2 * receptiveField * inputs }
 }
 
 /// Gated recurrent unit (PyTorch's gate order and equations):

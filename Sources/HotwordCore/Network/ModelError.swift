@@ -35,6 +35,18 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 extension KeywordModel {
+    /// Shape limits far beyond any keyword network. They keep every size the detector derives
+    /// from a model file (weight counts, strides, streaming state, smoothing windows) from
+    /// overflowing or asking for absurd memory.
+    public static let maximumLayerWidth = 4_096
+    /// Feature frames a kernel's taps, a dilation, a stride, the network's total stride or its
+    /// receptive field may span.
+    public static let maximumFrameSpan = 1 << 16
+    /// Floats all convolutions together keep of their past inputs (64 MB).
+    public static let maximumStreamingState = 1 << 24
+    /// Network outputs per second of audio (one per millisecond).
+    public static let maximumOutputRate = 1_000
+
     /// Checks every shape, count and value a network needs to run; throws the first problem.
     public func validate() throws(ModelError) {
         guard !keywords.isEmpty else { throw .invalidModel("no keywords") }
@@ -49,9 +61,26 @@ extension KeywordModel {
         }
         guard !layers.isEmpty else { throw .invalidModel("no layers") }
         var width = frontend.featureCount
+        // Accumulated layer by layer, each step bounded, so nothing can overflow.
+        var stride = 1, field = 1, state = 0
         for (index, layer) in layers.enumerated() {
             try layer.validate(index: index, inputWidth: width)
             width = layer.outputs
+            if case .conv1D(let conv) = layer {
+                field += (conv.receptiveField - 1) * stride
+                state += conv.historyCount
+            }
+            stride *= layer.stride
+            guard stride <= Self.maximumFrameSpan, field <= Self.maximumFrameSpan else {
+                throw .invalidModel("the network's total stride (\(stride)) and receptive field (\(field)) must stay within \(Self.maximumFrameSpan) frames")
+            }
+            guard state <= Self.maximumStreamingState else {
+                throw .invalidModel("the convolutions keep \(state) past values, more than \(Self.maximumStreamingState)")
+            }
+        }
+        let outputRate = Double(frontend.sampleRate) / Double(frontend.frameShift * stride)
+        guard outputRate <= Double(Self.maximumOutputRate) else {
+            throw .invalidModel("the network gives \(outputRate) outputs per second, more than \(Self.maximumOutputRate)")
         }
         switch outputKind {
         case .sigmoid where width != keywords.count:
@@ -70,12 +99,13 @@ extension KeywordModel {
 extension DetectionDefaults {
     func validate() throws(ModelError) {
         guard (0...1).contains(sensitivity) else { throw .invalidModel("default sensitivity \(sensitivity) is outside [0, 1]") }
-        guard smoothingSeconds >= 0, smoothingSeconds.isFinite else {
-            throw .invalidModel("smoothingSeconds \(smoothingSeconds) must be ≥ 0")
+        // The detector's own limits: a model that loads must also run.
+        guard (0...Float(Self.maximumSmoothingSeconds)).contains(smoothingSeconds) else {
+            throw .invalidModel("smoothingSeconds \(smoothingSeconds) must lie in 0...\(Self.maximumSmoothingSeconds)")
         }
         guard triggerLevel >= 1 else { throw .invalidModel("triggerLevel \(triggerLevel) must be ≥ 1") }
-        guard refractorySeconds >= 0, refractorySeconds.isFinite else {
-            throw .invalidModel("refractorySeconds \(refractorySeconds) must be ≥ 0")
+        guard (0...Float(Self.maximumRefractorySeconds)).contains(refractorySeconds) else {
+            throw .invalidModel("refractorySeconds \(refractorySeconds) must lie in 0...\(Self.maximumRefractorySeconds)")
         }
         let points = sensitivityMap.points
         guard let first = points.first, let last = points.last, first.sensitivity == 0, last.sensitivity == 1 else {
@@ -99,7 +129,10 @@ extension Layer {
             guard values.count == count else { throw fail("\(name) has \(values.count) values, expected \(count)") }
             guard values.allSatisfy(\.isFinite) else { throw fail("\(name) contains NaN or infinity") }
         }
-        guard inputs >= 1, outputs >= 1 else { throw fail("inputs \(inputs) and outputs \(outputs) must be ≥ 1") }
+        let widths = 1...KeywordModel.maximumLayerWidth
+        guard widths.contains(inputs), widths.contains(outputs) else {
+            throw fail("inputs \(inputs) and outputs \(outputs) must lie in \(widths)")
+        }
         guard inputs == inputWidth else {
             throw fail("expects \(inputs) inputs but receives \(inputWidth) (from the \(index == 0 ? "frontend" : "previous layer"))")
         }
@@ -108,8 +141,12 @@ extension Layer {
             try check("weights", l.weights, count: l.outputs * l.inputs)
             try check("bias", l.bias, count: l.outputs)
         case .conv1D(let l):
-            guard l.kernelSize >= 1, l.dilation >= 1, l.stride >= 1 else {
-                throw fail("kernelSize \(l.kernelSize), dilation \(l.dilation) and stride \(l.stride) must be ≥ 1")
+            let frames = 1...KeywordModel.maximumFrameSpan
+            guard frames.contains(l.kernelSize), frames.contains(l.dilation), frames.contains(l.stride) else {
+                throw fail("kernelSize \(l.kernelSize), dilation \(l.dilation) and stride \(l.stride) must lie in \(frames)")
+            }
+            guard frames.contains(l.receptiveField) else {
+                throw fail("its taps span \(l.receptiveField) frames ((kernelSize − 1) × dilation + 1), more than \(frames.upperBound)")
             }
             guard !l.depthwise || l.outputs == l.inputs else {
                 throw fail("a depthwise convolution needs outputs == inputs, got \(l.outputs) and \(l.inputs)")

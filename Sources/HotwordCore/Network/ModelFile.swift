@@ -80,6 +80,10 @@ public enum ModelFile {
             throw .malformedHeader(describe(error))
         }
         guard header.weightCount >= 0 else { throw .malformedHeader("weightCount \(header.weightCount) is negative") }
+        // More weights than bytes cannot be there; checked first so that the length below cannot overflow.
+        guard header.weightCount <= bytes.count / 4 else {
+            throw .malformedHeader("weightCount \(header.weightCount) is more than the \(bytes.count) bytes of the file can hold")
+        }
         let expectedLength = weightsStart + 4 * header.weightCount + 4
         if bytes.count < expectedLength { throw .truncated(expectedBytes: expectedLength, actualBytes: bytes.count) }
         if bytes.count > expectedLength { throw .trailingBytes(expectedBytes: expectedLength, actualBytes: bytes.count) }
@@ -158,8 +162,9 @@ private struct LayerHeader: Codable {
         func fail(_ reason: String) -> ModelError { .invalidLayer(index: index, kind: type.rawValue, reason: reason) }
         func tensor(_ name: String) throws(ModelError) -> [Float] {
             guard let ref = tensors[name] else { throw fail("missing tensor '\(name)'") }
-            guard ref.offset >= 0, ref.count >= 0, ref.offset + ref.count <= weights.count else {
-                throw fail("tensor '\(name)' [\(ref.offset), \(ref.offset + ref.count)) lies outside the \(weights.count) stored weights")
+            // Written so that no sum can overflow, whatever the header says.
+            guard ref.offset >= 0, ref.count >= 0, ref.offset <= weights.count, ref.count <= weights.count - ref.offset else {
+                throw fail("tensor '\(name)' (\(ref.count) weights from offset \(ref.offset)) lies outside the \(weights.count) stored weights")
             }
             return Array(weights[ref.offset..<(ref.offset + ref.count)])
         }

@@ -99,7 +99,7 @@ private final class ConvRunner: LayerRunner {
         weights = Buffer(layer.weights)
         bias = Buffer(layer.bias)
         output = Buffer(zeros: layer.outputs)
-        history = Buffer(zeros: 2 * window * layer.inputs)
+        history = Buffer(zeros: layer.historyCount)
     }
 
     deinit { [weights, bias, output, history].forEach { $0.free() } }
