@@ -47,7 +47,7 @@ for target in "${targets[@]}"; do
   SWIFT_BACKTRACE=enable=no "$bin/${product[$target]}" "$corpus" "$seeds" -dict="Tests/FuzzCorpus/$target.dict" \
     -max_len="${max_len[$target]}" -timeout="$timeout_seconds" -rss_limit_mb=2048 \
     -max_total_time="$seconds" -artifact_prefix="$crashes/" -print_final_stats=1 2>"$log" || status=$?
-  grep -E "^#[0-9]+ +DONE|^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)" "$log" || true
+  grep -E "^#[0-9]+[[:space:]]+DONE|^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)" "$log" || true
   new_crashes=$(find "$crashes" -type f -newer "$started")
   if ((status != 0)) || [ -n "$new_crashes" ]; then
     failed+=("$target")

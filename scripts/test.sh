@@ -7,3 +7,7 @@ swift build --build-tests
 # Serially: several tests measure timeouts in wall-clock time, and tests that block on real
 # devices or threads would otherwise starve them of the 2 cores' cooperative thread pool.
 swift test --skip-build --no-parallel "$@"
+# The whole suite also gives each fuzz target a short run (docs/fuzzing.md); a filtered run does not.
+if (($# == 0)); then
+  scripts/fuzz.sh --seconds 20
+fi

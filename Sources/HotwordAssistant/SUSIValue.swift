@@ -46,13 +46,16 @@ public enum SUSIValue: Sendable, Equatable {
         }
     }
 
-    /// A number, or a string holding one (servers are not consistent about quoting numbers).
+    /// A finite number, or a string holding one (servers are not consistent about quoting
+    /// numbers). "nan", "inf" and numbers beyond Double's range count as no number: no SUSI
+    /// field means them, and NaN would trap wherever it is made an integer.
     public var double: Double? {
-        switch self {
+        let number: Double? = switch self {
         case .number(let number): number
         case .string(let text): Double(text.trimmingCharacters(in: .whitespaces))
         default: nil
         }
+        return number.flatMap { $0.isFinite ? $0 : nil }
     }
 
     /// `double`, when it is a whole number.

@@ -93,6 +93,27 @@ struct SUSIReplyParsingTests {
         ])
     }
 
+    /// Found by fuzzing: a volume of "nan" trapped converting NaN to an integer.
+    @Test func numbersThatAreNotFiniteAreMissing() throws {
+        let parsed = try reply(actions: [
+            #"{"type": "audio_volume", "volume": "nan"}"#,
+            #"{"type": "audio_volume", "volume": "-inf"}"#,
+            #"{"type": "audio_volume", "volume": 1e400}"#,
+            #"{"type": "timer_set", "time": "NaN"}"#,
+            #"{"type": "map", "latitude": "infinity", "longitude": 13.4}"#,
+            #"{"type": "audio_volume", "volume": " 55.4 "}"#,
+        ])
+        #expect(parsed.actions == [
+            .incomplete(type: "audio_volume", missingField: "volume"),
+            .incomplete(type: "audio_volume", missingField: "volume"),
+            .incomplete(type: "audio_volume", missingField: "volume"),
+            .incomplete(type: "timer_set", missingField: "time"),
+            .incomplete(type: "map", missingField: "latitude"),
+            .audioVolume(percent: 55),
+        ])
+        #expect(SUSIRenderer(verbose: true).steps(for: parsed).isEmpty == false)
+    }
+
     @Test func bodiesThatAreNotSUSIRepliesGiveTypedErrors() {
         #expect(throws: SUSIError.notJSON(url: "test", excerpt: "Error 500 Server Error")) {
             try parse("<html><title>Error 500 Server Error</title></html>")
