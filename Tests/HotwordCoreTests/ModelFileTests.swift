@@ -130,7 +130,7 @@ import Testing
         }
         let huge = 1 << 62
         let cases: [(edit: (inout [String: Any]) -> Void, error: ModelError)] = [
-            ({ $0["weightCount"] = huge }, .malformedHeader("weightCount \(huge) is more than the 23848 bytes of the file can hold")),
+            ({ $0["weightCount"] = huge }, .malformedHeader("weightCount \(huge) is too large for any file")),
             (tensor(6, "bias", offset: .max), .invalidLayer(index: 6, kind: "dense", reason:
                 "tensor 'bias' (1 weights from offset \(Int.max)) lies outside the 5443 stored weights")),
             (layer(6, "outputs", huge), .invalidLayer(index: 6, kind: "dense", reason: "inputs 8 and outputs \(huge) must lie in 1...4096")),

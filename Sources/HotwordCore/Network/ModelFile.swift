@@ -80,11 +80,10 @@ public enum ModelFile {
             throw .malformedHeader(describe(error))
         }
         guard header.weightCount >= 0 else { throw .malformedHeader("weightCount \(header.weightCount) is negative") }
-        // More weights than bytes cannot be there; checked first so that the length below cannot overflow.
-        guard header.weightCount <= bytes.count / 4 else {
-            throw .malformedHeader("weightCount \(header.weightCount) is more than the \(bytes.count) bytes of the file can hold")
-        }
-        let expectedLength = weightsStart + 4 * header.weightCount + 4
+        // Whatever the header claims, computing the length it implies must not overflow.
+        let (weightBytes, overflowed) = header.weightCount.multipliedReportingOverflow(by: 4)
+        let (expectedLength, overflowedAgain) = (weightsStart + 4).addingReportingOverflow(weightBytes)
+        guard !overflowed, !overflowedAgain else { throw .malformedHeader("weightCount \(header.weightCount) is too large for any file") }
         if bytes.count < expectedLength { throw .truncated(expectedBytes: expectedLength, actualBytes: bytes.count) }
         if bytes.count > expectedLength { throw .trailingBytes(expectedBytes: expectedLength, actualBytes: bytes.count) }
         guard checksumMatches else { throw checksumError(bytes) }
