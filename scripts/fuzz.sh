@@ -21,15 +21,15 @@ while (($#)); do
 done
 ((${#targets[@]})) || targets=(model audio config susi)
 
-# target → product, longest input (big enough for every seed), and the slowest one input may be (s).
+# target → product and longest input (big enough for every seed); the longest one input may take (s).
 declare -A product=([model]=FuzzModelFile [audio]=FuzzAudioFile [config]=FuzzConfiguration [susi]=FuzzSUSIReply)
 declare -A max_len=([model]=16384 [audio]=8192 [config]=16384 [susi]=8192)
 timeout_seconds=10
 
 scratch=.build-fuzzers
-# Every Swift module is instrumented (coverage for the fuzzer, AddressSanitizer checks); the
-# C libraries (libsndfile, FFTW…) are Debian's, uninstrumented, but their memory errors on our
-# buffers and their leaks are still caught through the intercepted allocator and memcpy.
+# Every Swift module is instrumented (coverage for the fuzzer, AddressSanitizer checks); the C
+# libraries (libsndfile, FFTW…) are Debian's, uninstrumented: only their allocations (leaks)
+# and the libc calls AddressSanitizer intercepts are checked.
 swift build -c release -j "$build_jobs" --package-path Fuzz --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address
 bin="$(swift build -c release --package-path Fuzz --scratch-path "$scratch" --show-bin-path)"
 
