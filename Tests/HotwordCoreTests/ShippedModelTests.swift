@@ -19,7 +19,7 @@ import Testing
         try Detector(models: [model]).process([Float](repeating: 0, count: 32_000) + clip).detections
     }
 
-    @Test(arguments: ["computer", "jarvis"])
+    @Test(arguments: ["alexa", "computer", "jarvis"])
     func hearsItsKeywordAndNotTheOthers(keyword: String) throws {
         let model = try ModelStore.load(TestPaths.projectRoot.appendingPathComponent("Models/\(keyword).hwks").path)
         #expect(model.keywords == [keyword])
