@@ -191,14 +191,17 @@ struct AudioFaultTests {
         RunCommandTests.requireModel(stderr)
         #expect(listening && reported && answered, "stdout: \(daemon.lines)\nstderr: \(stderr)")
         #expect(status == 0)
-        let error = try #require(daemon.errors.first)
-        let lost = Double(error.dropFirst("audio: ".count).prefix { $0 != " " }) ?? 0
-        #expect(error.hasPrefix("audio: ") && error.hasSuffix(" s of audio lost: the machine is too busy"), "\(error)")
+        // The loss may be reported in more than one part (reports are rate-limited, and a busy
+        // machine can overtake the thawed reader again); together they are what was lost.
+        #expect(!daemon.errors.isEmpty)
+        for error in daemon.errors {
+            #expect(error.hasPrefix("audio: ") && error.hasSuffix(" s of audio lost: the machine is too busy"), "\(error)")
+        }
+        let lost = daemon.errors.reduce(0) { $0 + (Double($1.dropFirst("audio: ".count).prefix { $0 != " " }) ?? 0) }
         // What the ring could not hold: 45 − 32.8 s, and the silence the microphone went on
         // saying while the thread was being frozen and thawed.
-        #expect(lost > 11 && lost < 30, "\(error)")
-        #expect(daemon.errors.count == 1, "\(daemon.errors)\n\(stderr)")
-        #expect(daemon.logged("the listener fell behind").count == 1)
+        #expect(lost > 11 && lost < 30, "\(daemon.errors)\n\(stderr)")
+        #expect(daemon.logged("the listener fell behind").count == daemon.errors.count)
         #expect(daemon.events("wake").count == 1)
         #expect(daemon.answers == ["SUSI: \(FaultRig.answer)"])
     }
