@@ -81,7 +81,7 @@ struct ExampleFactory {
         }
         var pool = ExamplePool(frames: frames, width: width)
         for result in results { pool.append(contentsOf: result) }
-        guard pool.positives > 0 else { throw TrainingError.noAudio(role: "usable keyword (no speech found in any clip)", folders: options.positiveFolders) }
+        guard pool.positives > 0 else { throw TrainingError.noAudio(role: "usable keyword (no speech found in any clip)", folders: options.positiveFolders + options.personalFolders) }
         return pool
     }
 

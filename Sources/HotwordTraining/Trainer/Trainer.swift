@@ -158,7 +158,7 @@ public final class Trainer {
         formatter.formatOptions = [.withFullDate]
         let record = TrainingRecord(
             command: options.command,
-            data: options.positiveFolders.map { "positives: \($0)" } + options.negativeFolders.map { "negatives: \($0)" }
+            data: options.positiveFolders.map { "positives: \($0)" } + options.personalFolders.map { "personal: \($0)" } + options.negativeFolders.map { "negatives: \($0)" }
                 + options.noiseFolders.map { "noise: \($0)" } + options.roomResponseFolders.map { "rooms: \($0)" }
                 + options.falseAlarmFolders.map { "false alarms: \($0)" } + ["split: \(options.split.summary)"],
             seed: options.seed, date: formatter.string(from: Date()), figures: [:])
