@@ -3,6 +3,7 @@ import Foundation
 import HotwordCore
 import HotwordModels
 import HotwordTraining
+import Logging
 
 /// `hotword enroll`: a personal wake-word model from a few takes of the user's own voice.
 struct EnrollCommand: ParsableCommand {
@@ -74,6 +75,9 @@ struct EnrollCommand: ParsableCommand {
     @Option(help: "Worker threads.")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
+    @Flag(help: "Log what the audio device and synthesis do (otherwise only warnings).")
+    var verbose = false
+
     func validate() throws {
         guard !keyword.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--keyword is empty: give the wake word, e.g. \"hey computer\"") }
         if let samples, !(0...100).contains(samples) { throw ValidationError("--samples must be 0 to 100, not \(samples)") }
@@ -81,6 +85,12 @@ struct EnrollCommand: ParsableCommand {
     }
 
     func run() throws {
+        let level: Logger.Level = verbose ? .debug : .warning
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
         let folder = EnrollmentFolder(root: dir.map { URL(fileURLWithPath: $0) } ?? EnrollmentFolder.defaultRoot(keyword: keyword))
         do {
             if files.isEmpty {

@@ -62,10 +62,11 @@ public struct Enrollment: Sendable {
         training.keyword = options.keyword
         training.personalFolders = trained.map(\.path)
         training.positiveFolders = synthetic.folders(.positive)
+        try options.folder.saveReversed(trained)
         training.negativeFolders = synthetic.folders(.confusable) + synthetic.folders(.speech) + options.negativeFolders
-        training.noiseFolders = try noiseFolders()
+            + [options.folder.reversedTakes.path]
+        training.noiseFolders = try noiseFolders(speech: synthetic.folders(.speech), split: training.split, seed: training.seed)
         training.command = options.command
-        training.negativeWindows = min(training.negativeWindows, try negativeWindowLimit(training))
         let model: KeywordModel
         do {
             model = try Trainer(options: training) { progress(.training($0)) }.train()
@@ -75,7 +76,9 @@ public struct Enrollment: Sendable {
         let trainingSeconds = Date().timeIntervalSince(trainingStarted)
 
         progress(.stage("tuning"))
-        let stream = try tuningStream(heldOut: heldOut, negatives: synthetic.folders(.confusable) + synthetic.folders(.speech) + options.negativeFolders,
+        // Everyday speech sets the operating point; confusable phrases only sharpen training
+        // (tuned on them, the threshold would be set by near-homophones a room rarely hears).
+        let stream = try tuningStream(heldOut: heldOut, negatives: synthetic.folders(.speech) + options.negativeFolders,
                                       noise: training.noiseFolders, split: training.split, seed: training.seed)
         let tuned: Tuning.Result
         do {
@@ -84,6 +87,7 @@ public struct Enrollment: Sendable {
             throw .training("tuning: \(error)")
         }
         var result = tuned.model
+        result.detection.sensitivityMap = Self.widened(result.detection.sensitivityMap)
         let chosen = tuned.chosen
         result.training.data.append("takes: \(trained.count) trained on (\(trained.map(\.lastPathComponent).joined(separator: ", "))), "
             + "\(heldOut.count) held out for tuning (\(heldOut.map(\.lastPathComponent).joined(separator: ", ")))")
@@ -148,28 +152,45 @@ public struct Enrollment: Sendable {
         return SyntheticClips(root: folder, entries: report.entries, reused: false)
     }
 
-    /// Windows cut from the negative audio per second of it, as for the shipped models (24,000
-    /// from 112 minutes): more from little audio would repeat the same windows.
-    static let negativeWindowsPerSecond = 4.0
+    /// Least distance, in logits, of the thresholds at sensitivity 0 and 1 from the one at 0.5.
+    static let sensitivitySpan: Float = 2
 
-    /// The negative windows worth drawing from the training part of the negative audio.
-    private func negativeWindowLimit(_ training: TrainingOptions) throws(EnrollmentError) -> Int {
-        let corpus: AudioCorpus
+    /// A few minutes of held-out speech rarely tell a tenth of the false-alarm target from ten
+    /// times it, so tuning may give all sensitivities one threshold; the map is widened so that
+    /// sensitivity 0 is at least `sensitivitySpan` logits stricter and 1 that much more lenient.
+    static func widened(_ map: SensitivityMap) -> SensitivityMap {
+        let middle = map.threshold(forSensitivity: 0.5)
+        let logit = log(middle / (1 - middle))
+        func sigmoid(_ x: Float) -> Float { 1 / (1 + exp(-x)) }
+        return SensitivityMap(points: [
+            .init(sensitivity: 0, threshold: max(map.threshold(forSensitivity: 0), sigmoid(logit + sensitivitySpan))),
+            .init(sensitivity: 0.5, threshold: middle),
+            .init(sensitivity: 1, threshold: min(map.threshold(forSensitivity: 1), sigmoid(logit - sensitivitySpan))),
+        ])
+    }
+
+    /// Seconds of each generated noise.
+    static let generatedNoiseSeconds = 20
+
+    /// The user's noise folders, the room recorded during enrollment, and generated noise
+    /// (white, pink, brown, and babble made of the training part of the synthetic sentences).
+    private func noiseFolders(speech: [String], split: DataSplit, seed: UInt64) throws(EnrollmentError) -> [String] {
+        let room = try options.folder.backgroundFiles()
+        var rng = SeededRandom(seed: seed &+ 0x0015E)
+        let count = Self.generatedNoiseSeconds * AudioFileReader.defaultSampleRate
+        try options.folder.saveGeneratedNoise(GeneratedNoise.white(samples: count, using: &rng), name: "white")
+        try options.folder.saveGeneratedNoise(GeneratedNoise.pink(samples: count, using: &rng), name: "pink")
+        try options.folder.saveGeneratedNoise(GeneratedNoise.brown(samples: count, using: &rng), name: "brown")
+        let sentences: AudioBank
         do {
-            corpus = try AudioCorpus(folders: training.negativeFolders, split: training.split)
+            sentences = AudioBank.load(try AudioCorpus(folders: speech, split: split).clips(in: .train), threads: options.training.threads)
         } catch {
             throw .training("\(error)")
         }
-        let seconds = corpus.clips(in: .train).reduce(0.0) { total, path in
-            total + ((try? AudioFileReader.info(of: URL(fileURLWithPath: path)).duration) ?? 0)
+        if !sentences.clips.isEmpty {
+            try options.folder.saveGeneratedNoise(GeneratedNoise.babble(samples: count, from: sentences.clips, using: &rng), name: "babble")
         }
-        return max(100, Int(seconds * Self.negativeWindowsPerSecond))
-    }
-
-    /// The user's noise folders and the room recorded during enrollment.
-    private func noiseFolders() throws(EnrollmentError) -> [String] {
-        let room = try options.folder.backgroundFiles()
-        return options.noiseFolders + (room.isEmpty ? [] : [options.folder.background.path])
+        return options.noiseFolders + (room.isEmpty ? [] : [options.folder.background.path]) + [options.folder.generatedNoise.path]
     }
 
     /// Held-out takes spread through the negatives not trained on (validation and test parts),

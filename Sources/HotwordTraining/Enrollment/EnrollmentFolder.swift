@@ -3,7 +3,8 @@ import HotwordAudio
 
 /// Where an enrollment keeps its material, so that running it again adds takes instead of
 /// starting over: `takes/` (the user's recordings of the wake word, trimmed), `background/`
-/// (the room, recorded while the user was quiet) and `synthetic/` (`hotword synthesize` output).
+/// (the room, recorded while the user was quiet), `synthetic/` (`hotword synthesize` output),
+/// `noise/` (generated noise) and `reversed/` (the takes backwards, as negatives).
 public struct EnrollmentFolder: Sendable {
     public let root: URL
 
@@ -14,6 +15,12 @@ public struct EnrollmentFolder: Sendable {
     public var takes: URL { root.appendingPathComponent("takes") }
     public var background: URL { root.appendingPathComponent("background") }
     public var synthetic: URL { root.appendingPathComponent("synthetic") }
+    /// Noise made for training (`GeneratedNoise`), written afresh by every enrollment.
+    public var generatedNoise: URL { root.appendingPathComponent("noise") }
+    /// The trained takes played backwards: negatives in the user's own voice, room and
+    /// microphone, so the model cannot take "a real voice" for the wake word (every other
+    /// negative is synthetic). Written afresh by every enrollment.
+    public var reversedTakes: URL { root.appendingPathComponent("reversed") }
 
     /// `$XDG_DATA_HOME/hotword/enroll/<slug>` (default `~/.local/share/…`).
     public static func defaultRoot(keyword: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
@@ -107,6 +114,21 @@ public struct EnrollmentFolder: Sendable {
     @discardableResult
     public func saveBackground(_ samples: [Float]) throws(EnrollmentError) -> URL {
         try write(samples, in: background, name: nextName(in: background, prefix: "room"))
+    }
+
+    /// Saves generated noise as `noise/<name>.wav`, scaled to a 0.5 peak.
+    @discardableResult
+    public func saveGeneratedNoise(_ samples: [Float], name: String) throws(EnrollmentError) -> URL {
+        let peak = samples.reduce(Float(0)) { max($0, abs($1)) }
+        return try write(peak > 0 ? samples.map { $0 * 0.5 / peak } : samples, in: generatedNoise, name: name)
+    }
+
+    /// Writes the takes at `urls` backwards into `reversed/`, replacing what was there.
+    public func saveReversed(_ urls: [URL]) throws(EnrollmentError) {
+        try? FileManager.default.removeItem(at: reversedTakes)
+        for url in urls {
+            try write(try Self.read(url).reversed(), in: reversedTakes, name: url.deletingPathExtension().lastPathComponent)
+        }
     }
 
     private func write(_ samples: [Float], in folder: URL, name: String) throws(EnrollmentError) -> URL {

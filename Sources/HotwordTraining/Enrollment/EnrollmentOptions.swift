@@ -42,6 +42,9 @@ public struct EnrollmentOptions: Sendable {
         training.positiveVariants = quick ? 3 : 4
         training.negativeWindows = quick ? 4_000 : 10_000
         training.hardNegativeRounds = 1
+        // No test part: the model is checked on held-out takes; a quarter of the synthetic
+        // voices validate (early stopping) and give the held-out speech the threshold is tuned on.
+        training.split = DataSplit(validationFraction: 0.25, testFraction: 0)
         self.training = training
     }
 
