@@ -127,7 +127,7 @@ public struct EnrollmentFolder: Sendable {
     public func saveReversed(_ urls: [URL]) throws(EnrollmentError) {
         try? FileManager.default.removeItem(at: reversedTakes)
         for url in urls {
-            try write(try Self.read(url).reversed(), in: reversedTakes, name: url.deletingPathExtension().lastPathComponent)
+            _ = try write(try Self.read(url).reversed(), in: reversedTakes, name: url.deletingPathExtension().lastPathComponent)
         }
     }
 
