@@ -46,7 +46,7 @@ struct EnrollCommandTests {
 
         let result = try await HotwordBinary.run(["enroll", "--keyword", "hey computer", "--files"] + takes.map(\.path)
             + ["--dir", folder.appendingPathComponent("enroll").path, "--out", model, "--quick", "--synthetic", "24",
-               "--engine", "espeak-ng", "--epochs", "6", "--channels", "16", "--hard-negative-rounds", "0", "--threads", "2"],
+               "--engine", "espeak-ng", "--epochs", "9", "--hard-negative-rounds", "0", "--threads", "2"],
             timeout: .seconds(300))
 
         #expect(result.status == 0, "\(result.stderr)")
