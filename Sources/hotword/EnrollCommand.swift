@@ -11,20 +11,20 @@ struct EnrollCommand: ParsableCommand {
         commandName: "enroll",
         abstract: "Make a personal wake-word model from a few recordings of your own voice.",
         discussion: """
-            Records --samples takes of the wake word from the microphone (or checks --files),
-            rejecting takes that are too quiet, noisy, clipped, too short or long, or unlike your
-            other takes. Takes are kept in --dir, so running the command again adds more; --samples 0
-            trains again from the saved takes. Every installed text-to-speech voice then says the
-            phrase, confusable phrases and everyday sentences (kept in --dir and reused); a model is
-            trained on your takes (weighted up, heavily augmented) and the synthetic clips, its
-            threshold is tuned on a held-out take and held-out synthetic speech, and it is written to
+            Records --samples takes of the wake word from the microphone (or checks --files), \
+            rejecting takes that are too quiet, noisy, clipped, too short or long, or unlike your \
+            other takes. Takes are kept in --dir, so running the command again adds more; --samples 0 \
+            trains again from the saved takes. Every installed text-to-speech voice then says the \
+            phrase, confusable phrases and everyday sentences (kept in --dir and reused); a model is \
+            trained on your takes (weighted up, heavily augmented) and the synthetic clips, its \
+            threshold is tuned on a held-out take and held-out synthetic speech, and it is written to \
             --out. Everything runs offline; see docs/training.md for what to expect.
             """)
 
     @Option(help: "The wake word, as it should be reported (e.g. \"hey computer\").")
     var keyword: String
 
-    @Option(help: "Takes to record from the microphone now (default 5; at least 3 in all).")
+    @Option(help: ArgumentHelp("Takes to record from the microphone now (default 5; at least 3 in all).", valueName: "N"))
     var samples: Int?
 
     @Option(help: "The ALSA capture device; `hotword devices` lists them.")
@@ -51,7 +51,7 @@ struct EnrollCommand: ParsableCommand {
     @Flag(help: "Only record (or import) takes; train later with --samples 0.")
     var recordOnly = false
 
-    @Option(help: "Synthetic clips of each kind: the phrase, confusable phrases, sentences. (default: 400; --quick 150)")
+    @Option(help: ArgumentHelp("Synthetic clips of each kind: the phrase, confusable phrases, sentences. (default: 400; --quick 150)", valueName: "N"))
     var synthetic: Int?
 
     @Option(name: .customLong("engine"), help: ArgumentHelp("Text-to-speech engine for synthetic clips: espeak-ng, flite or festival (repeatable; default: all installed).", valueName: "NAME"))
@@ -172,7 +172,8 @@ struct EnrollCommand: ParsableCommand {
             + (report.heldOutTakes.isEmpty ? "; no take held out (record 5 or more to check the model)"
                 : "; held-out takes heard: \(point.keywords - point.misses) of \(point.keywords)"))
         if point.misses > 0 {
-            Self.say("The held-out take was missed at the default sensitivity: record a few more takes (they are added), or use a higher --sensitivity.")
+            Self.say("\(point.misses == point.keywords ? "The held-out takes were" : "A held-out take was") missed at the default sensitivity: "
+                + "record a few more takes (they are added), or use a higher --sensitivity.")
         }
         Self.say("use it: hotword run --model \(shellQuoted(options.output))   (try it first: hotword detect FILE.wav --model \(shellQuoted(options.output)))")
     }

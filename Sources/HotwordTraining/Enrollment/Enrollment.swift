@@ -58,15 +58,7 @@ public struct Enrollment: Sendable {
 
         progress(.stage("training"))
         let trainingStarted = Date()
-        var training = options.training
-        training.keyword = options.keyword
-        training.personalFolders = trained.map(\.path)
-        training.positiveFolders = synthetic.folders(.positive)
-        try options.folder.saveReversed(trained)
-        training.negativeFolders = synthetic.folders(.confusable) + synthetic.folders(.speech) + options.negativeFolders
-            + [options.folder.reversedTakes.path]
-        training.noiseFolders = try noiseFolders(speech: synthetic.folders(.speech), split: training.split, seed: training.seed)
-        training.command = options.command
+        let training = try trainingOptions(takes: trained, synthetic: synthetic)
         let model: KeywordModel
         do {
             model = try Trainer(options: training) { progress(.training($0)) }.train()
@@ -80,26 +72,12 @@ public struct Enrollment: Sendable {
         // (tuned on them, the threshold would be set by near-homophones a room rarely hears).
         let stream = try tuningStream(heldOut: heldOut, negatives: synthetic.folders(.speech) + options.negativeFolders,
                                       noise: training.noiseFolders, split: training.split, seed: training.seed)
-        // Minutes of speech cannot show a threshold is safe for hours, so it never goes below
-        // the training's own estimate (the score 0.2 % of validation windows reach).
-        let trainingThreshold = model.detection.sensitivityMap.threshold(forSensitivity: 0.5)
-        var result: KeywordModel
-        let chosen: OperatingPoint
-        do {
-            result = try Tuning.tune(model, stream: stream, target: options.targetFalseAlarmsPerHour).model
-            result.detection.sensitivityMap = Self.widened(result.detection.sensitivityMap, atLeast: trainingThreshold)
-            let threshold = result.detection.sensitivityMap.threshold(forSensitivity: 0.5)
-            chosen = try Evaluation.thresholdSweep(result, stream: stream, thresholds: [threshold])[0]
-            result.training.figures["tuned_threshold"] = Double(threshold)
-        } catch {
-            throw .training("tuning: \(error)")
-        }
+        var (result, chosen) = try tune(model, on: stream)
         result.training.data.append("takes: \(trained.count) trained on (\(trained.map(\.lastPathComponent).joined(separator: ", "))), "
             + "\(heldOut.count) held out for tuning (\(heldOut.map(\.lastPathComponent).joined(separator: ", ")))")
         result.training.data.append("synthetic (\(options.folder.synthetic.path)): \(synthetic.kept[.positive] ?? 0) keyword, "
             + "\(synthetic.kept[.confusable] ?? 0) confusable and \(synthetic.kept[.speech] ?? 0) sentence clips")
-        result.training.data.append("tuned on: \(heldOut.count) held-out takes and \(String(format: "%.1f", stream.negativeDuration / 60)) min of held-out negatives"
-            + (training.noiseFolders.isEmpty ? "" : " at 10 dB SNR"))
+        result.training.data.append("tuned on: \(heldOut.count) held-out takes and \(String(format: "%.1f", stream.negativeDuration / 60)) min of held-out speech, noise at 10 dB SNR")
         result.training.figures.merge([
             "takes_trained": Double(trained.count), "takes_held_out": Double(heldOut.count),
             "held_out_takes_missed": Double(chosen.misses),
@@ -121,6 +99,37 @@ public struct Enrollment: Sendable {
             syntheticSentenceClips: synthetic.kept[.speech] ?? 0, syntheticReused: synthetic.reused,
             operatingPoint: chosen, tuningMinutes: stream.negativeDuration / 60,
             synthesisSeconds: synthesisSeconds, trainingSeconds: trainingSeconds)
+    }
+
+    /// The training recipe with the data filled in: the takes as personal clips, the synthetic
+    /// clips, the reversed takes and the user's negatives, and every noise there is.
+    private func trainingOptions(takes: [URL], synthetic: SyntheticClips) throws(EnrollmentError) -> TrainingOptions {
+        var training = options.training
+        training.keyword = options.keyword
+        training.personalFolders = takes.map(\.path)
+        training.positiveFolders = synthetic.folders(.positive)
+        try options.folder.saveReversed(takes)
+        training.negativeFolders = synthetic.folders(.confusable) + synthetic.folders(.speech) + options.negativeFolders
+            + [options.folder.reversedTakes.path]
+        training.noiseFolders = try noiseFolders(speech: synthetic.folders(.speech), split: training.split, seed: training.seed)
+        training.command = options.command
+        return training
+    }
+
+    /// Tunes the threshold on `stream` (`Tuning`), but never below the training's own estimate
+    /// (the score 0.2 % of validation windows reach): minutes of speech cannot show that a
+    /// threshold is safe for hours. Returns the model and its operating point on the stream.
+    private func tune(_ model: KeywordModel, on stream: EvaluationStream) throws(EnrollmentError) -> (KeywordModel, OperatingPoint) {
+        let trainingThreshold = model.detection.sensitivityMap.threshold(forSensitivity: 0.5)
+        do {
+            var tuned = try Tuning.tune(model, stream: stream, target: options.targetFalseAlarmsPerHour).model
+            tuned.detection.sensitivityMap = Self.widened(tuned.detection.sensitivityMap, atLeast: trainingThreshold)
+            let threshold = tuned.detection.sensitivityMap.threshold(forSensitivity: 0.5)
+            tuned.training.figures["tuned_threshold"] = Double(threshold)
+            return (tuned, try Evaluation.thresholdSweep(tuned, stream: stream, thresholds: [threshold])[0])
+        } catch {
+            throw .training("tuning: \(error)")
+        }
     }
 
     /// The kept synthetic clips: an earlier run's when it was made with the same settings, else new.
