@@ -24,6 +24,7 @@ struct Hotword: AsyncParsableCommand {
             // models
             SynthesizeCommand.self,
             TrainCommand.self,
+            EnrollCommand.self,
             EvalCommand.self,
             TuneCommand.self,
         ]

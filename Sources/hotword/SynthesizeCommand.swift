@@ -64,7 +64,7 @@ struct SynthesizeCommand: ParsableCommand {
 
     private static let isTerminal = isatty(STDERR_FILENO) == 1
 
-    @Sendable private static func show(_ progress: SynthesisProgress) {
+    @Sendable static func show(_ progress: SynthesisProgress) {
         switch progress {
         case .status(let text):
             FileHandle.standardError.write(Data((text + "\n").utf8))

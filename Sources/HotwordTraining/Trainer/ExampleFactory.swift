@@ -12,6 +12,9 @@ struct ExampleFactory {
 
     /// Weight of a window the model once fired on, relative to an ordinary negative.
     static let hardNegativeWeight: Float = 3
+    /// Most windows cut from each second of negative audio in a pool (the shipped models draw
+    /// 24,000 from 112 minutes, 3.6 per second).
+    static let negativeWindowsPerSecond = 4.0
 
     func trainingPool(round: Int) throws -> ExamplePool {
         try pool(part: .train, round: round, settings: options.augmentation, positiveVariants: options.positiveVariants,
@@ -44,7 +47,11 @@ struct ExampleFactory {
         let segmentLength = 20 * options.frontend.sampleRate
         let segments = stream.count / segmentLength + (stream.count % segmentLength > 0 ? 1 : 0)
         jobs += (0..<segments).map(Job.stream)
-        let windowsPerSegment = segments > 0 ? (streamWindows + segments - 1) / segments : 0
+        // More windows than a few per second of audio would only repeat the same ones (a small
+        // personal data set); the shipped models' pools stay below this.
+        let seconds = Double(stream.count) / Double(options.frontend.sampleRate)
+        let windows = min(streamWindows, Int(seconds * Self.negativeWindowsPerSecond))
+        let windowsPerSegment = segments > 0 ? (windows + segments - 1) / segments : 0
 
         let seed = options.seed &+ (part == .train ? 0 : 0x5EED)
         let sources = data.sources
@@ -81,7 +88,7 @@ struct ExampleFactory {
         }
         var pool = ExamplePool(frames: frames, width: width)
         for result in results { pool.append(contentsOf: result) }
-        guard pool.positives > 0 else { throw TrainingError.noAudio(role: "usable keyword (no speech found in any clip)", folders: options.positiveFolders) }
+        guard pool.positives > 0 else { throw TrainingError.noAudio(role: "usable keyword (no speech found in any clip)", folders: options.positiveFolders + options.personalFolders) }
         return pool
     }
 

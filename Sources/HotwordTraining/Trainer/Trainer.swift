@@ -96,13 +96,18 @@ public final class Trainer {
         return try exportModel(network, validation: validation)
     }
 
+    /// An epoch takes at least this many optimizer steps (while batches keep 16 windows): a small
+    /// pool, such as a personal model's, is cut into smaller batches rather than into too few.
+    static let minimumStepsPerEpoch = 20
+
     private func trainEpoch(_ network: Network, optimizer: Adam, pool: ExamplePool, epoch: Int) throws -> Float {
         var rng = SeededRandom.derived(seed: options.seed, stream: 1_000_000 + UInt64(epoch))
         let order = Array(0..<pool.count).shuffled(using: &rng)
-        let batches = (order.count + options.batchSize - 1) / options.batchSize
+        let batchSize = min(options.batchSize, max(16, pool.count / Self.minimumStepsPerEpoch))
+        let batches = (order.count + batchSize - 1) / batchSize
         var totalLoss: Float = 0
         for b in 0..<batches {
-            let indices = order[(b * options.batchSize)..<min(order.count, (b + 1) * options.batchSize)]
+            let indices = order[(b * batchSize)..<min(order.count, (b + 1) * batchSize)]
             guard indices.count >= 2 else { continue }  // batch norm needs two windows
             let batch = pool.batch(indices)
             let loss = try network.trainStep(batch.windows, targets: .binary(batch.labels), weights: batch.weights, optimizer: optimizer)
@@ -158,7 +163,7 @@ public final class Trainer {
         formatter.formatOptions = [.withFullDate]
         let record = TrainingRecord(
             command: options.command,
-            data: options.positiveFolders.map { "positives: \($0)" } + options.negativeFolders.map { "negatives: \($0)" }
+            data: options.positiveFolders.map { "positives: \($0)" } + options.personalFolders.map { "personal: \($0)" } + options.negativeFolders.map { "negatives: \($0)" }
                 + options.noiseFolders.map { "noise: \($0)" } + options.roomResponseFolders.map { "rooms: \($0)" }
                 + options.falseAlarmFolders.map { "false alarms: \($0)" } + ["split: \(options.split.summary)"],
             seed: options.seed, date: formatter.string(from: Date()), figures: [:])

@@ -22,7 +22,10 @@ struct TrainingData: Sendable {
             AudioBank.load(paths, threads: options.threads) { report(.status("skipped \($0)")) }
         }
         let positiveCorpus = try corpus(options.positiveFolders, role: "keyword")
-        guard !positiveCorpus.clips.isEmpty else { throw TrainingError.noAudio(role: "keyword", folders: options.positiveFolders) }
+        let personal = bank(try corpus(options.personalFolders, role: "personal keyword").clips.map(\.path)).clips
+        guard !positiveCorpus.clips.isEmpty || !personal.isEmpty else {
+            throw TrainingError.noAudio(role: "keyword", folders: options.positiveFolders + options.personalFolders)
+        }
         let negativeCorpus = try corpus(options.negativeFolders, role: "negative")
         let parts: [DataSplit.Part] = [.train, .validation]
 
@@ -35,6 +38,11 @@ struct TrainingData: Sendable {
             // Half a second of quiet between recordings, so windows rarely straddle two at once.
             let gap = [Float](repeating: 0, count: options.frontend.sampleRate / 2)
             data.streams[part] = negatives.reduce(into: [Float]()) { $0 += $1 + gap }
+        }
+        if !personal.isEmpty {
+            let repeats = personalRepeats(personal: personal.count, others: data.positives[.train]!.count, share: options.personalShare)
+            data.positives[.train]! += (0..<repeats).flatMap { _ in personal }
+            report(.status("personal: \(personal.count) keyword clips, each drawn \(repeats)× (\(Int((Double(personal.count * repeats) / Double(data.positives[.train]!.count) * 100).rounded())) % of the keyword clips)"))
         }
         // A keyword with no clips in validation (a tiny folder) validates on training clips.
         if data.positives[.validation, default: []].isEmpty { data.positives[.validation] = data.positives[.train] }
@@ -49,5 +57,12 @@ struct TrainingData: Sendable {
         }
         report(.status("augmentation: \(data.sources.noise.count) noise recordings, \(data.sources.roomResponses.count) room responses, \(data.falseAlarms.count) false-alarm clips"))
         return data
+    }
+
+    /// How often each personal clip is drawn so that they make up `share` of all keyword clips
+    /// (at least once each).
+    static func personalRepeats(personal: Int, others: Int, share: Double) -> Int {
+        guard personal > 0 else { return 0 }
+        return max(1, Int((share / (1 - share) * Double(others) / Double(personal)).rounded()))
     }
 }

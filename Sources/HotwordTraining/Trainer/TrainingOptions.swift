@@ -9,6 +9,13 @@ public struct TrainingOptions: Sendable {
     /// Speech and sounds that are not the keyword: short clips (confusable words, other
     /// keywords) and long recordings alike.
     public var negativeFolders: [String]
+    /// Recordings of the keyword by the person the model is for (folders or files): all trained
+    /// on, never split off for validation or test, and drawn often enough to make up
+    /// `personalShare` of the keyword windows.
+    public var personalFolders: [String] = []
+    /// Share of keyword windows taken from `personalFolders` (each drawn again with fresh
+    /// augmentation as often as needed; never less than once).
+    public var personalShare = 0.4
     public var noiseFolders: [String] = []
     public var roomResponseFolders: [String] = []
     /// Clips that falsely woke a model; trained on as negatives with extra weight.
@@ -61,6 +68,7 @@ public struct TrainingOptions: Sendable {
         try check(negativeWindows >= 10, "--negative-windows", negativeWindows, "at least 10")
         try check(epochsPerPool >= 1, "--epochs-per-pool", epochsPerPool, "at least 1")
         try check(threads >= 1, "--threads", threads, "at least 1")
+        try check(personalShare > 0 && personalShare < 1, "personal share", personalShare, "between 0 and 1")
         try check((0..<1).contains(split.validationFraction + split.testFraction), "split", split.summary, "fractions summing below 1")
     }
 }
