@@ -1,13 +1,19 @@
 import Foundation
 
 /// Tells speech from background, 10 ms at a time, by energy against a tracked noise floor: a
-/// frame is speech when it is `marginDecibels` above the floor and above `minimumDecibels`. The
-/// floor follows quieter frames at once and louder ones slowly (a time constant of about 5 s),
-/// so it settles on the background between words and survives seconds of speech.
+/// frame is speech when it is `marginDecibels` above the floor and above `minimumDecibels`.
+///
+/// The floor follows the frame power smoothed over about 100 ms: down at once, up slowly (a time
+/// constant of about 5 s), so it settles on the background between words and survives seconds
+/// of speech. Smoothing first matters in real noise: a fan, rain or a café has single 10 ms
+/// frames several dB under its level, and a floor that dropped to each such dip would take the
+/// noise itself for speech — a question would then never end by silence.
 public struct VoiceActivityDetector: Sendable {
     /// Samples per frame: 10 ms at 16 kHz.
     public static let frameLength = 160
-    /// How far the floor moves towards a louder frame, per frame.
+    /// Per-frame weight of the old value in the power the floor follows (τ = 100 ms).
+    private static let backgroundSmoothing = Float(exp(-0.01 / 0.1))
+    /// How far the floor moves towards a louder background, per frame (τ ≈ 5 s).
     private static let floorRise: Float = 0.002
 
     public var marginDecibels: Float
@@ -15,6 +21,8 @@ public struct VoiceActivityDetector: Sendable {
     /// The background level in dB relative to full scale; nil before the first frame.
     public private(set) var noiseFloorDecibels: Float?
 
+    /// Smoothed mean-square power of recent frames.
+    private var backgroundPower: Float = 0
     private var frameEnergy: Float = 0
     private var frameFill = 0
 
@@ -31,10 +39,14 @@ public struct VoiceActivityDetector: Sendable {
             frameEnergy += sample * sample
             frameFill += 1
             guard frameFill == Self.frameLength else { continue }
-            let decibels = 10 * log10(max(frameEnergy / Float(Self.frameLength), 1e-12))
-            let floor = noiseFloorDecibels ?? decibels
-            frame(decibels > floor + marginDecibels && decibels > minimumDecibels, index + 1)
-            noiseFloorDecibels = decibels < floor ? decibels : floor + Self.floorRise * (decibels - floor)
+            let power = frameEnergy / Float(Self.frameLength)
+            backgroundPower = noiseFloorDecibels == nil
+                ? power : Self.backgroundSmoothing * backgroundPower + (1 - Self.backgroundSmoothing) * power
+            let background = Self.decibels(backgroundPower)
+            let floor = noiseFloorDecibels ?? background
+            let level = Self.decibels(power)
+            frame(level > floor + marginDecibels && level > minimumDecibels, index + 1)
+            noiseFloorDecibels = background < floor ? background : floor + Self.floorRise * (background - floor)
             frameEnergy = 0
             frameFill = 0
         }
@@ -45,5 +57,9 @@ public struct VoiceActivityDetector: Sendable {
     public mutating func restartFrame() {
         frameEnergy = 0
         frameFill = 0
+    }
+
+    private static func decibels(_ power: Float) -> Float {
+        10 * log10(max(power, 1e-12))
     }
 }

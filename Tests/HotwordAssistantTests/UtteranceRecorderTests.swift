@@ -1,5 +1,6 @@
 import Foundation
 import HotwordAssistant
+import HotwordAudio
 import HotwordTestSupport
 import Testing
 
@@ -165,5 +166,49 @@ struct UtteranceRecorderTests {
         #expect(utterance.end == .trailingSilence)
         let after = Double(taken - Self.samples(0.2) - lastLoud) / 16_000
         #expect(after >= 0.75 && after <= 0.95, "ended \(after) s after the last word")
+    }
+
+    /// Real rooms: background noise recordings whose single 10 ms frames dip several dB under
+    /// their level (a floor that followed each dip took the noise for speech, and these
+    /// questions ran to the maximum length). A real question at −26 dBFS over the noise at
+    /// −46 dBFS must end by silence, after the last of it that stands out of the noise.
+    @Test(arguments: ["moodist_places_cafe", "moodist_places_restaurant", "moodist_rain_rain-on-tent", "moodist_transport_inside-a-train"])
+    func aQuestionInARealNoisyRoomEndsBySilence(noise name: String) throws {
+        let data = TestPaths.sharedData
+        let question = Self.scaled(try AudioFileReader.read(data.appendingPathComponent("speech/speechocean762/SPEAKER0044_000440005.flac")).samples, toDecibels: -26)
+        let before = Self.samples(5), after = Self.samples(4)
+        // The recordings fade in: start half a second into one.
+        let noise = Self.scaled(Array(try AudioFileReader.read(data.appendingPathComponent("noise/\(name).flac")).samples
+            .dropFirst(Self.samples(0.5)).prefix(before + question.count + after)), toDecibels: -46)
+        try #require(noise.count == before + question.count + after, "\(name) is too short")
+        var audio = noise
+        for (index, sample) in question.enumerated() { audio[before + index] += sample }
+
+        let recorder = UtteranceRecorder(settings: RecordingSettings())
+        audio[..<before].withUnsafeBufferPointer { recorder.listen($0) }
+        let preRoll = Array(audio[(before - recorder.preRollSamples)..<before])
+        preRoll.withUnsafeBufferPointer { recorder.start(preRoll: $0) }
+        let (statuses, taken) = Self.feed(recorder, Array(audio[before...]))
+
+        guard case .finished(let utterance, _)? = statuses.last else {
+            Issue.record("no utterance in \(name): \(statuses.suffix(3))")
+            return
+        }
+        #expect(utterance.end == .trailingSilence, "\(name)")
+        // The last 10 ms of the question louder than the noise's mean power.
+        let noisePower = Self.meanPower(noise[...])
+        let frames = question.count / 160
+        let lastAudible = (0..<frames).last { Self.meanPower(question[($0 * 160)..<($0 * 160 + 160)]) > noisePower }! * 160 + 160
+        #expect(taken >= lastAudible, "\(name): ended \(Double(lastAudible - taken) / 16_000) s before the question did")
+        #expect(taken <= lastAudible + Self.samples(1.2), "\(name): ended \(Double(taken - lastAudible) / 16_000) s after the question")
+    }
+
+    static func meanPower(_ samples: ArraySlice<Float>) -> Float {
+        samples.reduce(0) { $0 + $1 * $1 } / Float(max(samples.count, 1))
+    }
+
+    static func scaled(_ samples: [Float], toDecibels decibels: Float) -> [Float] {
+        let gain = pow(10, decibels / 20) / max(meanPower(samples[...]).squareRoot(), 1e-9)
+        return samples.map { $0 * gain }
     }
 }
