@@ -65,5 +65,11 @@ let package = Package(
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordTestSupport", logging]),
         .testTarget(name: "hotwordCLITests", dependencies: ["hotword", "HotwordAudio", "HotwordModels", "HotwordTestSupport"]),
+        // The soak test (scripts/soak.sh): hours of audio through `hotword run`. Not shipped.
+        .executableTarget(name: "hotword-soak", dependencies: [
+            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTraining", "HotwordAssistant", "HotwordTestSupport",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Atomics", package: "swift-atomics"),
+        ], path: "Tests/HotwordSoak"),
     ]
 )
