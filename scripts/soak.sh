@@ -9,7 +9,8 @@
 #   scripts/soak.sh [--hours 24] [--speed 100] [--asan] [more hotword-soak options, see --help]
 #
 # --asan builds hotword with AddressSanitizer (LeakSanitizer reports leaks at exit) and
-# defaults to 2 hours of audio. SCRATCH chooses the build folder (default .build).
+# defaults to 2 hours of audio. SCRATCH chooses the build folder (default .build), JOBS the
+# number of build jobs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 hours="" speed=100 asan=0 rest=()
@@ -22,10 +23,11 @@ while (($#)); do
   esac
 done
 scratch="${SCRATCH:-.build}"
+build=(swift build -c release ${JOBS:+-j "$JOBS"})
 scripts/deps.sh
-swift build -c release --scratch-path "$scratch" --product hotword-soak
+"${build[@]}" --scratch-path "$scratch" --product hotword-soak
 if ((asan)); then
-  swift build -c release --sanitize=address --scratch-path "$scratch-asan" --product hotword
+  "${build[@]}" --sanitize=address --scratch-path "$scratch-asan" --product hotword
   binary="$scratch-asan/release/hotword"
   # LeakSanitizer runs inside AddressSanitizer on Linux and reports at exit. The suppressions
   # cover third-party libraries only, each with its reason (scripts/lsan-suppressions.txt).
@@ -34,7 +36,7 @@ if ((asan)); then
   rest+=(--sanitized)
   hours="${hours:-2}"
 else
-  swift build -c release --scratch-path "$scratch" --product hotword
+  "${build[@]}" --scratch-path "$scratch" --product hotword
   binary="$scratch/release/hotword"
 fi
 exec "$scratch/release/hotword-soak" --hotword "$binary" --hours "${hours:-24}" --speed "$speed" ${rest[@]+"${rest[@]}"}

@@ -1,12 +1,9 @@
 import Atomics
 import Foundation
 
-/// One event `hotword run --json` printed, when it came.
+/// One event `hotword run --json` printed.
 struct ReceivedEvent: Sendable {
     var fields: [String: SoakJSONValue]
-    /// Samples the microphone had been given by then.
-    var samplesWritten: Int
-    var wallSeconds: Double
 
     var name: String { fields["event"]?.string ?? "" }
 }
@@ -43,7 +40,7 @@ final class AssistantProcess: @unchecked Sendable {
 
     /// - Parameters:
     ///   - busy: set while the assistant works on a question (from its `state` events).
-    ///   - audioPosition: how many samples the microphone has been given (to date events and samples).
+    ///   - audioPosition: how many samples the microphone has been given (to date memory samples).
     init(executable: URL, arguments: [String], environment: [String: String], log: URL, eventLog: URL,
          busy: ManagedAtomic<Bool>, audioPosition: @escaping @Sendable () -> Int) throws {
         self.busy = busy
@@ -71,7 +68,7 @@ final class AssistantProcess: @unchecked Sendable {
                 while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                     let line = pending[pending.startIndex..<newline]
                     events.write(Data(line) + Data([UInt8(ascii: "\n")]))
-                    take(line, samplesWritten: audioPosition())
+                    take(line)
                     pending = Data(pending[(newline + 1)...])
                 }
             }
@@ -119,7 +116,7 @@ final class AssistantProcess: @unchecked Sendable {
         return killed.load(ordering: .relaxed) ? nil : status
     }
 
-    private func take(_ line: Data, samplesWritten: Int) {
+    private func take(_ line: Data) {
         guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else { return }
         var fields: [String: SoakJSONValue] = [:]
         for (key, value) in object {
@@ -129,7 +126,7 @@ final class AssistantProcess: @unchecked Sendable {
             default: fields[key] = .other
             }
         }
-        let event = ReceivedEvent(fields: fields, samplesWritten: samplesWritten, wallSeconds: elapsed)
+        let event = ReceivedEvent(fields: fields)
         if event.name == "state", let state = fields["state"]?.string {
             busy.store(Self.busyStates.contains(state), ordering: .relaxed)
         }

@@ -30,7 +30,7 @@ struct WakeBlock: Sendable {
     func render(noiseBed: [Float], noiseOffset: Int, noiseScale: Float) -> [Float] {
         var buffer = [Float](repeating: 0, count: count)
         add(into: &buffer, at: 0)
-        SoakStream.addNoise(noiseBed, scale: noiseScale, into: &buffer, from: 0, streamPosition: noiseOffset)
+        SoakStream.addNoise(noiseBed, scale: noiseScale, into: &buffer, streamPosition: noiseOffset)
         return buffer
     }
 }
@@ -99,8 +99,7 @@ struct SoakStream {
         let blockStart = buffer.count
         buffer += [Float](repeating: 0, count: block.count)
         block.add(into: &buffer, at: blockStart)
-        Self.addNoise(material.noiseBed, scale: SoakMaterial.noiseScale(snr: Self.snr), into: &buffer, from: 0,
-                      streamPosition: generated)
+        Self.addNoise(material.noiseBed, scale: SoakMaterial.noiseScale(snr: Self.snr), into: &buffer, streamPosition: generated)
         truth.append(WakeTruth(index: truth.count, clip: block.clip.name, blockStart: generated + blockStart,
                                wordStart: generated + blockStart + block.wordStart,
                                wordEnd: generated + blockStart + block.wordEnd, blockEnd: generated + buffer.count))
@@ -110,11 +109,11 @@ struct SoakStream {
     }
 
     /// Adds the noise bed, looped and continuous over the whole stream (`streamPosition` is
-    /// where `buffer[from]` is in the stream).
-    static func addNoise(_ bed: [Float], scale: Float, into buffer: inout [Float], from: Int, streamPosition: Int) {
+    /// where `buffer` starts in the stream).
+    static func addNoise(_ bed: [Float], scale: Float, into buffer: inout [Float], streamPosition: Int) {
         guard !bed.isEmpty else { return }
         var position = streamPosition % bed.count
-        for n in from..<buffer.count {
+        for n in buffer.indices {
             buffer[n] += scale * bed[position]
             position += 1
             if position == bed.count { position = 0 }
