@@ -25,8 +25,9 @@ struct MemorySample: Sendable {
     var kibibytes: Int
 }
 
-/// `hotword run --json` as a child process: its events (stdout) as they come, its log
-/// (stderr) into a file, its resident memory (`VmRSS` of /proc/PID/status) every second.
+/// `hotword run --json` as a child process (with this process's environment: the ALSA test
+/// devices, sanitizer options): its events (stdout) as they come, its log (stderr) into a file,
+/// its resident memory (`VmRSS` of /proc/PID/status) every second.
 final class AssistantProcess: @unchecked Sendable {
     // @unchecked: `received` and `memory` are guarded by `lock`; the rest is atomic or immutable.
     private let process = Process()
@@ -41,12 +42,11 @@ final class AssistantProcess: @unchecked Sendable {
     /// - Parameters:
     ///   - busy: set while the assistant works on a question (from its `state` events).
     ///   - audioPosition: how many samples the microphone has been given (to date memory samples).
-    init(executable: URL, arguments: [String], environment: [String: String], log: URL, eventLog: URL,
+    init(executable: URL, arguments: [String], log: URL, eventLog: URL,
          busy: ManagedAtomic<Bool>, audioPosition: @escaping @Sendable () -> Int) throws {
         self.busy = busy
         process.executableURL = executable
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         for file in [log, eventLog] where !FileManager.default.createFile(atPath: file.path, contents: nil) {
             throw SoakError.system("creating \(file.path)", errno)
         }

@@ -93,32 +93,10 @@ struct SoakCommand: AsyncParsableCommand {
         writer.start()
         let assistant = try AssistantProcess(
             executable: binary, arguments: ["run", "--config", config.path, "--model", modelPath, "--json"],
-            environment: [:], log: folder.appendingPathComponent("hotword.log"),
+            log: folder.appendingPathComponent("hotword.log"),
             eventLog: folder.appendingPathComponent("events.jsonl"), busy: busy) { writer.samplesWritten }
 
-        // After the stream: enough silence to carry the last question through (the ring holds
-        // 30 s), and the assistant listening again.
-        let trailing = 40 * SoakMaterial.sampleRate
-        var endOfStream: Int?
-        var lastProgress = assistant.elapsed
-        let interrupted = ManagedAtomic(false)
-        let signals = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { interrupted.store(true, ordering: .relaxed) }
-            source.resume()
-            return source
-        }
-        defer { signals.forEach { $0.cancel() } }
-        while assistant.isRunning, !interrupted.load(ordering: .relaxed) {
-            if endOfStream == nil, writer.streamEnded { endOfStream = writer.samplesWritten }
-            if let end = endOfStream, writer.samplesWritten >= end + trailing, !busy.load(ordering: .relaxed) { break }
-            if assistant.elapsed - lastProgress >= 60 {
-                lastProgress = assistant.elapsed
-                log(progress(assistant, writer))
-            }
-            try await Task.sleep(for: .milliseconds(200))
-        }
+        let interrupted = try await waitForTheEnd(of: assistant, writer: writer, busy: busy)
         let exitStatus = await assistant.stop(timeout: .seconds(stopTimeout))
         let wallSeconds = assistant.elapsed
         let written = Double(writer.samplesWritten)
@@ -135,9 +113,37 @@ struct SoakCommand: AsyncParsableCommand {
             slowFraction: slowFraction, susiRequests: server.chatRequests.count, log: logText, sanitized: sanitized,
             exitStatus: exitStatus)
         try save(report, stream: finalStream, memory: assistant.memorySamples, in: folder)
-        if interrupted.load(ordering: .relaxed) { print("interrupted: the figures cover the audio said so far") }
+        if interrupted { print("interrupted: the figures cover the audio said so far") }
         print(report.text)
         if !report.failures.isEmpty { throw ExitCode.failure }
+    }
+
+    /// Waits until the stream has been said, followed by enough silence to carry the last
+    /// question through (the daemon's ring holds 30 s), and the assistant is listening again —
+    /// or until it ends, or SIGINT or SIGTERM; true for a signal. Logs progress every minute.
+    private func waitForTheEnd(of assistant: AssistantProcess, writer: PacedFIFOWriter, busy: ManagedAtomic<Bool>) async throws -> Bool {
+        let interrupted = ManagedAtomic(false)
+        let signals = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { interrupted.store(true, ordering: .relaxed) }
+            source.resume()
+            return source
+        }
+        defer { signals.forEach { $0.cancel() } }
+        let trailing = 40 * SoakMaterial.sampleRate
+        var endOfStream: Int?
+        var lastProgress = assistant.elapsed
+        while assistant.isRunning, !interrupted.load(ordering: .relaxed) {
+            if endOfStream == nil, writer.streamEnded { endOfStream = writer.samplesWritten }
+            if let end = endOfStream, writer.samplesWritten >= end + trailing, !busy.load(ordering: .relaxed) { break }
+            if assistant.elapsed - lastProgress >= 60 {
+                lastProgress = assistant.elapsed
+                Self.log(progress(assistant, writer))
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        return interrupted.load(ordering: .relaxed)
     }
 
     private func progress(_ assistant: AssistantProcess, _ writer: PacedFIFOWriter) -> String {
