@@ -29,10 +29,8 @@ scripts/deps.sh
 if ((asan)); then
   "${build[@]}" --sanitize=address --scratch-path "$scratch-asan" --product hotword
   binary="$scratch-asan/release/hotword"
-  # LeakSanitizer runs inside AddressSanitizer on Linux and reports at exit. The suppressions
-  # cover third-party libraries only, each with its reason (scripts/lsan-suppressions.txt).
+  # LeakSanitizer runs inside AddressSanitizer on Linux and reports at exit; no suppressions.
   export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:${ASAN_OPTIONS:-}"
-  export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt:print_suppressions=1:${LSAN_OPTIONS:-}"
   rest+=(--sanitized)
   hours="${hours:-2}"
 else
