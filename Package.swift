@@ -36,6 +36,8 @@ let package = Package(
         systemLibrary("CPocketSphinx", pkgConfig: "pocketsphinx", apt: "libpocketsphinx-dev"),
         systemLibrary("CEspeakNG", pkgConfig: "espeak-ng", apt: "libespeak-ng-dev"),
         systemLibrary("CBLAS", pkgConfig: "openblas", apt: "libopenblas-dev"),
+        // glibc's allocator settings (part of libc: no package).
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
 
         // Features, model, detector: pure computation, no I/O.
         .target(name: "HotwordCore", dependencies: ["CFFTW"]),
@@ -50,7 +52,7 @@ let package = Package(
         .target(name: "HotwordTraining", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "CBLAS", logging]),
         // The voice assistant: listen loop, speech to text, SUSI client, text to speech, configuration.
         .target(name: "HotwordAssistant", dependencies: [
-            "HotwordCore", "HotwordModels", "HotwordAudio", "CCurl", "CPocketSphinx", "CEspeakNG", logging,
+            "HotwordCore", "HotwordModels", "HotwordAudio", "CCurl", "CPocketSphinx", "CEspeakNG", "CMalloc", logging,
         ]),
         // The command-line tool: thin commands over the modules above.
         .executableTarget(name: "hotword", dependencies: [
@@ -65,5 +67,11 @@ let package = Package(
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordAudio", "HotwordTestSupport", logging]),
         .testTarget(name: "hotwordCLITests", dependencies: ["hotword", "HotwordAudio", "HotwordModels", "HotwordTestSupport"]),
+        // The soak test (scripts/soak.sh): hours of audio through `hotword run`. Not shipped.
+        .executableTarget(name: "hotword-soak", dependencies: [
+            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTraining", "HotwordAssistant", "HotwordTestSupport",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Atomics", package: "swift-atomics"),
+        ], path: "Tests/HotwordSoak"),
     ]
 )

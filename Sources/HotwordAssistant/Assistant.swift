@@ -35,6 +35,7 @@ public final class Assistant: Sendable {
     public init(configuration: AssistantConfiguration, notifier: ServiceNotifier? = nil,
                 onEvent: @escaping @Sendable (AssistantEvent) -> Void) async throws(AssistantError) {
         self.notifier = notifier
+        ProcessMemory.returnLargeAllocationsToTheSystem()  // it runs for months: see ProcessMemory
         // The microphone first: a name ALSA does not know makes everything else moot, and its
         // error comes alone. A known microphone that is absent (not plugged in yet, its sound
         // server still starting) is waited for: listening begins when it appears.

@@ -75,7 +75,8 @@ final class Listener: @unchecked Sendable {
     private var raisedThresholds = false
     private var speechStartReported = false
     /// Lost audio not yet reported, and when it last was: a machine that stays overloaded is
-    /// reported every few seconds, not for every gap.
+    /// reported every `lossReportInterval`, not for every gap.
+    private let lossReportInterval: Duration
     private var unreportedLoss: UInt64 = 0
     private var lossReported: ContinuousClock.Instant?
     private var nextWatchdogPing = ContinuousClock.now
@@ -90,8 +91,10 @@ final class Listener: @unchecked Sendable {
     ///     the listener before audio is lost.
     ///   - ownOutput: when the assistant's own sound may be in `ring`'s audio.
     ///   - watchdog: pinged from the listener thread at its `watchdogInterval`.
+    ///   - lossReportInterval: the least time between two reports of lost audio.
     init(capture: CaptureDevice, ring: SampleRing, ownOutput: OwnOutputLog, settings: ListenerSettings,
-         watchdog: ServiceNotifier?, emit: @escaping @Sendable (ListenerEvent) -> Void) {
+         watchdog: ServiceNotifier?, lossReportInterval: Duration = .seconds(5), emit: @escaping @Sendable (ListenerEvent) -> Void) {
+        self.lossReportInterval = lossReportInterval
         self.capture = capture
         detector = settings.detector
         recorder = UtteranceRecorder(settings: settings.recording)
@@ -211,7 +214,10 @@ final class Listener: @unchecked Sendable {
                 process(UnsafeBufferPointer(rebasing: chunk[..<got.count]), at: got.start)
                 betweenPeriods()
             }
+            // Loss held back by the interval is reported once it is due, gap or no gap.
+            if unreportedLoss > 0 { reportLoss() }
         }
+        if unreportedLoss > 0 { reportLoss(evenIfEarly: true) }
         recorder.cancel()
     }
 
@@ -262,13 +268,7 @@ final class Listener: @unchecked Sendable {
     private func skipGap(to position: UInt64) {
         let lost = position - nextPosition
         unreportedLoss += lost
-        let now = ContinuousClock.now
-        if lossReported.map({ now - $0 >= .seconds(5) }) ?? true {
-            logger.warning("the listener fell behind: \(Double(unreportedLoss) / Double(Self.sampleRate)) s of audio lost")
-            emit(.audioDropped(samples: unreportedLoss))
-            unreportedLoss = 0
-            lossReported = now
-        }
+        reportLoss()
         if recorder.isRecording {
             // Keep the utterance's timing: the lost stretch becomes silence.
             var remaining = lost
@@ -281,6 +281,17 @@ final class Listener: @unchecked Sendable {
             }
         }
         if !recorder.isRecording { restartDetector(at: position) }
+    }
+
+    /// Reports the lost audio not yet reported, unless the last report was less than
+    /// `lossReportInterval` ago.
+    private func reportLoss(evenIfEarly: Bool = false) {
+        let now = ContinuousClock.now
+        guard evenIfEarly || lossReported.map({ now - $0 >= lossReportInterval }) ?? true else { return }
+        logger.warning("the listener fell behind: \(Double(unreportedLoss) / Double(Self.sampleRate)) s of audio lost")
+        emit(.audioDropped(samples: unreportedLoss))
+        unreportedLoss = 0
+        lossReported = now
     }
 
     private func process(_ samples: UnsafeBufferPointer<Float>, at position: UInt64) {
