@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import HotwordAudio
 
@@ -32,23 +31,13 @@ struct RecordCommand: ParsableCommand {
     }
 
     func run() throws {
-        let capture: CaptureDevice
-        do {
-            capture = try CaptureDevice(CaptureConfiguration(device: device, sampleRate: rate))
-        } catch {
-            throw CommandFailure(error.suggestsAnotherDevice ? "\(error) and choose one with --device NAME" : error.description)
-        }
-        // Ctrl-C closes the device, which ends the blocked read with what it has.
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        interrupt.setEventHandler { capture.close() }
-        interrupt.resume()
-        defer { interrupt.cancel() }
+        let microphone = try InterruptibleCapture(device: device, sampleRate: rate)
+        let capture = microphone.capture
 
         var samples = [Float](repeating: 0, count: Int((seconds * Double(CaptureDevice.outputSampleRate)).rounded()))
         let count = capture.read(into: &samples)
         let format = capture.stats.format
-        capture.close()
+        microphone.close()
         try AudioFileWriter.writeWAV(Array(samples[..<count]), to: URL(fileURLWithPath: output),
                                      sampleRate: CaptureDevice.outputSampleRate)
         let recorded = Double(count) / Double(CaptureDevice.outputSampleRate)

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import HotwordAssistant
 import HotwordAudio
@@ -38,22 +37,10 @@ struct TakeRecorder {
     /// Records until `count` takes are saved; prints prompts and verdicts through `say`.
     /// Returns the number saved, fewer than `count` when Ctrl-C stopped it.
     func record(count: Int, say: (String) -> Void) throws -> Int {
-        let capture: CaptureDevice
-        do {
-            capture = try CaptureDevice(CaptureConfiguration(device: device))
-        } catch {
-            throw CommandFailure(error.suggestsAnotherDevice ? "\(error) and choose one with --device NAME" : error.description)
-        }
-        // Ctrl-C closes the device, which ends the blocked read; training afterwards is stopped the usual way.
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        interrupt.setEventHandler { capture.close() }
-        interrupt.resume()
-        defer {
-            interrupt.cancel()
-            signal(SIGINT, SIG_DFL)
-            capture.close()
-        }
+        // Ctrl-C ends the blocked read; training afterwards is stopped the usual way.
+        let microphone = try InterruptibleCapture(device: device)
+        defer { microphone.close() }
+        let capture = microphone.capture
 
         say("Recording from '\(device)'. Stay quiet for a moment while I listen to the room…")
         var background = [Float](repeating: 0, count: Int(Self.backgroundSeconds * Double(CaptureDevice.outputSampleRate)))

@@ -8,31 +8,23 @@ import Foundation
 /// Chunks are exactly one period (1024 bytes, written atomically), so the device, which reads
 /// a period at a time, never sees a partial one. The FIFO is held open for reading too, so
 /// nothing blocks: not opening it, not a device that stops reading (writing waits instead).
-public final class PacedMicrophone: @unchecked Sendable {  // @unchecked: `queue` and `stopping` are guarded by `lock`
+public final class PacedMicrophone: @unchecked Sendable {  // @unchecked: `queue` is guarded by `lock`
     /// Frames per chunk: the capture period the assistant's tests configure (32 ms at 16 kHz).
     public static let chunkFrames = 512
     public static let sampleRate = 16_000
 
-    public let fifo: URL
-    private let descriptor: Int32
+    public var fifo: URL { pipe.fifo }
+    private let pipe: PacedFIFO
     private let speed: Double
     private let lock = NSLock()
     private var queue: [Int16] = []
     private var queueStart = 0
-    private var stopping = false
-    private let finished = DispatchSemaphore(value: 0)
 
     /// Creates the FIFO `microphone.fifo` in `folder` and starts writing silence into it.
     public init(folder: URL, speed: Double = 4) throws {
-        fifo = folder.appendingPathComponent("microphone.fifo")
-        guard mkfifo(fifo.path, 0o600) == 0 else { throw PacedAudioError(path: fifo.path, call: "mkfifo") }
-        descriptor = open(fifo.path, O_RDWR | O_NONBLOCK)
-        guard descriptor >= 0 else { throw PacedAudioError(path: fifo.path, call: "open") }
-        shrinkPipe(descriptor)
+        pipe = try PacedFIFO(folder.appendingPathComponent("microphone.fifo"))
         self.speed = speed
-        let thread = Thread { [self] in writeChunks() }
-        thread.name = "paced-microphone"
-        thread.start()
+        pipe.start(name: "paced-microphone") { [self] in writeChunks() }
     }
 
     /// The ALSA test device that captures from this microphone.
@@ -61,20 +53,14 @@ public final class PacedMicrophone: @unchecked Sendable {  // @unchecked: `queue
 
     /// Stops writing and closes the FIFO.
     public func close() {
-        guard lock.withLock({ () -> Bool in
-            defer { stopping = true }
-            return !stopping
-        }) else { return }
-        finished.wait()
-        Foundation.close(descriptor)
-        unlink(fifo.path)
+        pipe.close()
     }
 
     private func writeChunks() {
         let tick = Double(Self.chunkFrames) / Double(Self.sampleRate) / speed
         var chunk = [Int16](repeating: 0, count: Self.chunkFrames)
         var pending = false
-        while !lock.withLock({ stopping }) {
+        while !pipe.isStopping {
             if !pending {
                 lock.withLock {
                     let count = min(Self.chunkFrames, queue.count - queueStart)
@@ -86,39 +72,30 @@ public final class PacedMicrophone: @unchecked Sendable {  // @unchecked: `queue
                     }
                 }
             }
-            let written = chunk.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            let written = chunk.withUnsafeBytes { write(pipe.descriptor, $0.baseAddress, $0.count) }
             pending = written < 0  // full (nobody reading yet): the same chunk again next time
             Thread.sleep(forTimeInterval: tick)
         }
-        finished.signal()
     }
 }
 
 /// A loudspeaker that plays in (a multiple of) real time, for tests of barge-in: the ALSA test
 /// playback device writes into a FIFO that this reads at `speed` × real time, so playing takes
 /// time, as on a real device. Everything read is kept.
-public final class PacedLoudspeaker: @unchecked Sendable {  // @unchecked: `bytes` and `stopping` are guarded by `lock`
-    public let fifo: URL
+public final class PacedLoudspeaker: @unchecked Sendable {  // @unchecked: `bytes` is guarded by `lock`
+    public var fifo: URL { pipe.fifo }
     public let sampleRate: Int
-    private let descriptor: Int32
+    private let pipe: PacedFIFO
     private let speed: Double
     private let lock = NSLock()
     private var bytes: [UInt8] = []
-    private var stopping = false
-    private let finished = DispatchSemaphore(value: 0)
 
     /// Creates the FIFO `loudspeaker.fifo` in `folder`; the device must be opened at `sampleRate` 16-bit mono.
     public init(folder: URL, sampleRate: Int, speed: Double = 4) throws {
-        fifo = folder.appendingPathComponent("loudspeaker.fifo")
-        guard mkfifo(fifo.path, 0o600) == 0 else { throw PacedAudioError(path: fifo.path, call: "mkfifo") }
-        descriptor = open(fifo.path, O_RDWR | O_NONBLOCK)
-        guard descriptor >= 0 else { throw PacedAudioError(path: fifo.path, call: "open") }
-        shrinkPipe(descriptor)
+        pipe = try PacedFIFO(folder.appendingPathComponent("loudspeaker.fifo"))
         self.sampleRate = sampleRate
         self.speed = speed
-        let thread = Thread { [self] in readChunks() }
-        thread.name = "paced-loudspeaker"
-        thread.start()
+        pipe.start(name: "paced-loudspeaker") { [self] in readChunks() }
     }
 
     /// The ALSA test device that plays into this loudspeaker.
@@ -137,6 +114,52 @@ public final class PacedLoudspeaker: @unchecked Sendable {  // @unchecked: `byte
 
     /// Stops reading and closes the FIFO.
     public func close() {
+        pipe.close()
+    }
+
+    private func readChunks() {
+        let tickSeconds = 0.02
+        let chunkBytes = Int(Double(sampleRate) * tickSeconds * speed) * 2
+        var chunk = [UInt8](repeating: 0, count: chunkBytes)
+        while !pipe.isStopping {
+            let count = chunk.withUnsafeMutableBytes { read(pipe.descriptor, $0.baseAddress, chunkBytes) }
+            if count > 0 { lock.withLock { bytes += chunk[..<count] } }
+            Thread.sleep(forTimeInterval: tickSeconds)
+        }
+    }
+}
+
+/// A FIFO held open for reading and writing (so nothing blocks: not opening it, not a device
+/// that stops reading or writing) and the thread that paces audio through it until `close()`.
+private final class PacedFIFO: @unchecked Sendable {  // @unchecked: `stopping` is guarded by `lock`
+    let fifo: URL
+    let descriptor: Int32
+    private let lock = NSLock()
+    private var stopping = false
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(_ fifo: URL) throws {
+        self.fifo = fifo
+        guard mkfifo(fifo.path, 0o600) == 0 else { throw PacedAudioError(path: fifo.path, call: "mkfifo") }
+        descriptor = open(fifo.path, O_RDWR | O_NONBLOCK)
+        guard descriptor >= 0 else { throw PacedAudioError(path: fifo.path, call: "open") }
+        shrinkPipe(descriptor)
+    }
+
+    /// Runs `work` on its own thread; `work` returns once `isStopping`.
+    func start(name: String, _ work: @escaping @Sendable () -> Void) {
+        let thread = Thread { [finished] in
+            work()
+            finished.signal()
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    var isStopping: Bool { lock.withLock { stopping } }
+
+    /// Stops the thread, closes the FIFO and removes it (once; later calls do nothing).
+    func close() {
         guard lock.withLock({ () -> Bool in
             defer { stopping = true }
             return !stopping
@@ -144,18 +167,6 @@ public final class PacedLoudspeaker: @unchecked Sendable {  // @unchecked: `byte
         finished.wait()
         Foundation.close(descriptor)
         unlink(fifo.path)
-    }
-
-    private func readChunks() {
-        let tickSeconds = 0.02
-        let chunkBytes = Int(Double(sampleRate) * tickSeconds * speed) * 2
-        var chunk = [UInt8](repeating: 0, count: chunkBytes)
-        while !lock.withLock({ stopping }) {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, chunkBytes) }
-            if count > 0 { lock.withLock { bytes += chunk[..<count] } }
-            Thread.sleep(forTimeInterval: tickSeconds)
-        }
-        finished.signal()
     }
 }
 

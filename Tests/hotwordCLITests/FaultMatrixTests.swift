@@ -11,24 +11,6 @@ enum FaultRig {
     static let question = "hey susi, what time is it"
     static let answer = "It is ten o'clock."
 
-    /// A configuration for `hotword run` (TOML literal strings: device names hold quotes).
-    static func configuration(in folder: URL, microphone: String, loudspeaker: String, server: URL,
-                              susiTimeoutSeconds: Int = 5, extra: String = "") throws -> URL {
-        let file = folder.appendingPathComponent("hotword.toml")
-        try Data("""
-            [audio]
-            capture_device = '\(microphone)'
-            playback_device = '\(loudspeaker)'
-            playback_rate = 16000
-            [susi]
-            server = '\(server.absoluteString)'
-            retries = 0
-            timeout_s = \(susiTimeoutSeconds)
-            \(extra)
-            """.utf8).write(to: file)
-        return file
-    }
-
     /// An executable shell script in `folder`.
     static func script(_ name: String, in folder: URL, _ body: String) throws -> URL {
         let file = folder.appendingPathComponent(name)
@@ -72,7 +54,7 @@ struct AudioFaultTests {
         defer { server.shutdown() }
         // Where PacedMicrophone will put its FIFO once it exists.
         let microphoneName = ALSATestDevices.capture(replaying: folder.appendingPathComponent("microphone.fifo"))
-        let config = try FaultRig.configuration(in: folder, microphone: microphoneName,
+        let config = try RunCommandTests.configuration(in: folder, microphone: microphoneName,
                                                 loudspeaker: ALSATestDevices.playback(into: folder.appendingPathComponent("played.raw")),
                                                 server: server.baseURL)
         let question = try await RunCommandTests.speech(FaultRig.question, in: folder)
@@ -118,7 +100,7 @@ struct AudioFaultTests {
         let input = folder.appendingPathComponent("microphone")
         try FileManager.default.createSymbolicLink(at: input, withDestinationURL: microphone.fifo)
         let microphoneName = ALSATestDevices.capture(replaying: input, copyingTo: disk.url.appendingPathComponent("copy.raw"))
-        let config = try FaultRig.configuration(in: folder, microphone: microphoneName,
+        let config = try RunCommandTests.configuration(in: folder, microphone: microphoneName,
                                                 loudspeaker: ALSATestDevices.playback(into: folder.appendingPathComponent("played.raw")),
                                                 server: server.baseURL)
         let question = try await RunCommandTests.speech(FaultRig.question, in: folder)
@@ -162,9 +144,11 @@ struct AudioFaultTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let server = try SUSITestServer(fallback: .answer(FaultRig.answer))
         defer { server.shutdown() }
-        let microphone = try PacedMicrophone(folder: folder, speed: 16)
+        // 8× real time: fast enough to overrun the ring in seconds, slow enough for a debug build
+        // on a busy machine to catch up after the thaw.
+        let microphone = try PacedMicrophone(folder: folder, speed: 8)
         defer { microphone.close() }
-        let config = try FaultRig.configuration(in: folder, microphone: microphone.deviceName,
+        let config = try RunCommandTests.configuration(in: folder, microphone: microphone.deviceName,
                                                 loudspeaker: ALSATestDevices.playback(into: folder.appendingPathComponent("played.raw")),
                                                 server: server.baseURL)
         let question = try await RunCommandTests.speech(FaultRig.question, in: folder)
@@ -221,7 +205,7 @@ struct AudioFaultTests {
         defer { server.shutdown() }
         let microphone = try PacedMicrophone(folder: folder)
         defer { microphone.close() }
-        let config = try FaultRig.configuration(in: folder, microphone: microphone.deviceName,
+        let config = try RunCommandTests.configuration(in: folder, microphone: microphone.deviceName,
                                                 loudspeaker: ALSATestDevices.playback(into: folder.appendingPathComponent("played.raw")),
                                                 server: server.baseURL, extra: "[recording]\nkeep_dir = '\(disk.url.path)'")
         let question = try await RunCommandTests.speech(FaultRig.question, in: folder)
@@ -278,7 +262,7 @@ struct ServiceFaultTests {
         }
 
         func configuration(server: URL, susiTimeoutSeconds: Int = 5, extra: String = "") throws -> URL {
-            try FaultRig.configuration(in: folder, microphone: microphone.deviceName,
+            try RunCommandTests.configuration(in: folder, microphone: microphone.deviceName,
                                        loudspeaker: ALSATestDevices.playback(into: folder.appendingPathComponent("played.raw")),
                                        server: server, susiTimeoutSeconds: susiTimeoutSeconds, extra: extra)
         }
@@ -288,6 +272,19 @@ struct ServiceFaultTests {
         func ask(_ number: Int, of daemon: RunningHotword) async -> Bool {
             microphone.say(RunCommandTests.silence(number == 1 ? 2.5 : 1) + question)
             return await daemon.waitUntilListening(again: number)
+        }
+
+        /// Runs the daemon, asks the question twice and stops it: both must be answered (one way
+        /// or another) and it must exit 0. The daemon is returned for its output.
+        func askTwice(config: URL) async throws -> RunningHotword {
+            let daemon = try RunningHotword(["run", "--config", config.path, "--json"])
+            let first = await ask(1, of: daemon)
+            let second = await ask(2, of: daemon)
+            let (status, stderr) = await daemon.stop()
+            RunCommandTests.requireModel(stderr)
+            #expect(first && second, "stdout: \(daemon.lines)\nstderr: \(stderr)")
+            #expect(status == 0)
+            return daemon
         }
 
         func close() {
@@ -391,14 +388,8 @@ struct ServiceFaultTests {
             arguments = ["\(program.path)", "{wav}"]
             """)
 
-        let daemon = try RunningHotword(["run", "--config", config.path, "--json"])
-        let first = await rig.ask(1, of: daemon)
-        let second = await rig.ask(2, of: daemon)
-        let (status, stderr) = await daemon.stop()
+        let daemon = try await rig.askTwice(config: config)
 
-        RunCommandTests.requireModel(stderr)
-        #expect(first && second, "stdout: \(daemon.lines)\nstderr: \(stderr)")
-        #expect(status == 0)
         #expect(daemon.answers == ["SUSI: Sorry, I could not make out what you said.", "SUSI: \(FaultRig.answer)"])
         #expect(daemon.errors == ["transcribe: speech to text (command): \(program.path) exited with status 2: whisper: cannot load model ggml-base.en.bin"])
         #expect(susi.chatRequests.map { $0.query("q") } == ["what time is it"])
@@ -424,14 +415,8 @@ struct ServiceFaultTests {
             arguments = ["\(program.path)"]
             """)
 
-        let daemon = try RunningHotword(["run", "--config", config.path, "--json"])
-        let first = await rig.ask(1, of: daemon)
-        let second = await rig.ask(2, of: daemon)
-        let (status, stderr) = await daemon.stop()
+        let daemon = try await rig.askTwice(config: config)
 
-        RunCommandTests.requireModel(stderr)
-        #expect(first && second, "stdout: \(daemon.lines)\nstderr: \(stderr)")
-        #expect(status == 0)
         #expect(daemon.answers == ["SUSI: \(FaultRig.answer)", "SUSI: \(FaultRig.answer)"])
         let errors = daemon.errors
         #expect(errors.count == 2)

@@ -28,7 +28,8 @@ struct RunCommandTests {
     }
 
     /// A configuration for the test devices and server (TOML literal strings: device names hold quotes).
-    static func configuration(in folder: URL, microphone: String, loudspeaker: String, server: URL, extra: String = "") throws -> URL {
+    static func configuration(in folder: URL, microphone: String, loudspeaker: String, server: URL,
+                              susiTimeoutSeconds: Int = 5, extra: String = "") throws -> URL {
         let file = folder.appendingPathComponent("hotword.toml")
         try Data("""
             [audio]
@@ -38,7 +39,7 @@ struct RunCommandTests {
             [susi]
             server = '\(server.absoluteString)'
             retries = 0
-            timeout_s = 5
+            timeout_s = \(susiTimeoutSeconds)
             \(extra)
             """.utf8).write(to: file)
         return file
