@@ -48,6 +48,9 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "Dropout after each convolution block while training (regularisation).")
     var dropout: Float = 0
 
+    @Flag(help: "Draw every --positives folder's training clips as often as the largest folder's (each time augmented afresh), e.g. a few hundred recordings of people beside thousands of synthetic clips.")
+    var balancePositives = false
+
     @Option(help: "Augmented windows per keyword clip per example pool.")
     var positiveVariants = 8
 
@@ -73,6 +76,7 @@ struct TrainCommand: ParsableCommand {
         options.channels = channels
         options.dropout = dropout
         options.positiveVariants = positiveVariants
+        options.balancePositiveFolders = balancePositives
         options.negativeWindows = negativeWindows
         options.hardNegativeRounds = hardNegativeRounds
         options.threads = threads

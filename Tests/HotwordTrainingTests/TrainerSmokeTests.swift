@@ -62,6 +62,37 @@ enum Espeak {
         #expect(found.allSatisfy { $0.keyword == "hey susi" })
     }
 
+    /// `--balance-positives`: a folder of one clip is drawn as often as a folder of four.
+    @Test func balancedPositiveFoldersAreDrawnAlike() throws {
+        #expect(FolderBalance.repeats(clipCounts: [221, 1166]) == [5, 1])
+        #expect(FolderBalance.repeats(clipCounts: [300, 200, 0]) == [1, 2, 0])
+        #expect(FolderBalance.repeats(clipCounts: [7]) == [1])
+
+        let folder = try TestPaths.temporaryDirectory("trainer-balance")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let few = folder.appendingPathComponent("few"), many = folder.appendingPathComponent("many"), negatives = folder.appendingPathComponent("negatives")
+        for directory in [few, many, negatives] { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
+        try Espeak.speak("hey susi", voice: "en+m1", rate: 150, to: few.appendingPathComponent("0.wav").path)
+        for (index, voice) in ["en+f2", "en-us", "en+f4", "en-us+m2"].enumerated() {
+            try Espeak.speak("hey susi", voice: voice, rate: 150, to: many.appendingPathComponent("\(index).wav").path)
+        }
+        try Espeak.speak("good morning everyone", voice: "en-us", rate: 160, to: negatives.appendingPathComponent("0.wav").path)
+
+        var options = TrainingOptions(keyword: "hey susi", positiveFolders: [few.path, many.path], negativeFolders: [negatives.path])
+        options.split = DataSplit(validationFraction: 0, testFraction: 0)
+        options.epochs = 1
+        options.channels = 8
+        options.positiveVariants = 2
+        options.negativeWindows = 40
+        options.hardNegativeRounds = 0
+        options.balancePositiveFolders = true
+        var statuses: [String] = []
+        _ = try Trainer(options: options) { if case .status(let text) = $0 { statuses.append(text) } }.train()
+
+        #expect(statuses.contains("balanced keyword folders: \(few.path) 1 clips × 4, \(many.path) 4 clips × 1"), "\(statuses)")
+        #expect(statuses.contains { $0.hasPrefix("train: 8 keyword clips") }, "\(statuses)")
+    }
+
     @Test func badOptionsAndMissingDataAreNamed() {
         var options = TrainingOptions(keyword: "x", positiveFolders: ["/nonexistent/keyword"], negativeFolders: [])
         options.epochs = 0

@@ -39,6 +39,13 @@ struct TrainingData: Sendable {
             let gap = [Float](repeating: 0, count: options.frontend.sampleRate / 2)
             data.streams[part] = negatives.reduce(into: [Float]()) { $0 += $1 + gap }
         }
+        if options.balancePositiveFolders, options.positiveFolders.count > 1 {
+            let folders = try options.positiveFolders.map { bank(try corpus([$0], role: "keyword").clips(in: .train)).clips }
+            let repeats = FolderBalance.repeats(clipCounts: folders.map(\.count))
+            data.positives[.train] = zip(folders, repeats).flatMap { clips, count in (0..<count).flatMap { _ in clips } }
+            report(.status("balanced keyword folders: " + zip(options.positiveFolders, zip(folders, repeats))
+                .map { folder, counted in "\(folder) \(counted.0.count) clips × \(counted.1)" }.joined(separator: ", ")))
+        }
         if !personal.isEmpty {
             let repeats = personalRepeats(personal: personal.count, others: data.positives[.train]!.count, share: options.personalShare)
             data.positives[.train]! += (0..<repeats).flatMap { _ in personal }

@@ -16,6 +16,9 @@ public struct TrainingOptions: Sendable {
     /// Share of keyword windows taken from `personalFolders` (each drawn again with fresh
     /// augmentation as often as needed; never less than once).
     public var personalShare = 0.4
+    /// Draw each of `positiveFolders`' training clips as often as the largest folder's
+    /// (`FolderBalance`).
+    public var balancePositiveFolders = false
     public var noiseFolders: [String] = []
     public var roomResponseFolders: [String] = []
     /// Clips that falsely woke a model; trained on as negatives with extra weight.
