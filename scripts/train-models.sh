@@ -6,6 +6,9 @@
 #   scripts/train-models.sh [keyword…]      # default: hey_susi computer jarvis alexa
 #
 # Needs ../shared/data beside the project (recordings, speech, noise, room responses).
+# HOTWORD_SYNTH_DIR: where the synthesized clips are (made if missing); HOTWORD_MODELS_OUT: where
+# models and figures go (default Models); HOTWORD_TRAIN_FLAGS: more `hotword train` options, for
+# trying a change of recipe.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 S=../shared/data
@@ -35,7 +38,7 @@ train_one() {  # name phrase real-positives-folder (or "") synthetic-positives-f
   synthesize "$phrase" "$name"
   $hotword train --keyword "$phrase" "${positives[@]}" "${negatives[@]}" \
     --negatives "$SYNTH/$name/confusable" --negatives "$SYNTH/$name/speech" \
-    --noise "$S/noise" --rirs "$S/rirs" --seed 1 --out "$OUT/$name.hwks"
+    --noise "$S/noise" --rirs "$S/rirs" --seed 1 ${HOTWORD_TRAIN_FLAGS:-} --out "$OUT/$name.hwks"
   # Operating point: the lowest threshold without false alarms on the validation part.
   $hotword tune --model "$OUT/$name.hwks" "${positives[@]}" "${negatives[@]}" --noise "$S/noise" \
     --part validation --target-fa-per-hour 1
