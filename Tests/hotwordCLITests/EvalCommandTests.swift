@@ -68,6 +68,11 @@ import Testing
         #expect(model.detection.sensitivity == 0.5)
         #expect(abs(Double(model.detection.sensitivityMap.threshold(forSensitivity: 0.5)) - chosen) < 1e-6)
         #expect(chosen == 0.5, "no false alarm at any threshold: the lowest candidate is chosen, \(chosen)")
+        // A tenth and ten times the target are met at that threshold too; sensitivity 0 and 1
+        // still lie 2 logits either side of it, so --sensitivity does something.
+        let map = model.detection.sensitivityMap
+        #expect(abs(map.threshold(forSensitivity: 0) - 1 / (1 + exp(-2))) < 1e-5, "\(map)")
+        #expect(abs(map.threshold(forSensitivity: 1) - 1 / (1 + exp(2))) < 1e-5, "\(map)")
         let original = try ModelStore.load(modelPath)
         #expect(original.detection.sensitivityMap != model.detection.sensitivityMap, "--out leaves --model as it was")
     }

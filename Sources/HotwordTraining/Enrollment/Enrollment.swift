@@ -123,8 +123,10 @@ public struct Enrollment: Sendable {
         let trainingThreshold = model.detection.sensitivityMap.threshold(forSensitivity: 0.5)
         do {
             var tuned = try Tuning.tune(model, stream: stream, target: options.targetFalseAlarmsPerHour).model
-            tuned.detection.sensitivityMap = Self.widened(tuned.detection.sensitivityMap, atLeast: trainingThreshold)
-            let threshold = tuned.detection.sensitivityMap.threshold(forSensitivity: 0.5)
+            let map = tuned.detection.sensitivityMap
+            let threshold = max(map.threshold(forSensitivity: 0.5), trainingThreshold)
+            tuned.detection.sensitivityMap = Tuning.sensitivityMap(strict: map.threshold(forSensitivity: 0), middle: threshold,
+                                                                   lenient: map.threshold(forSensitivity: 1))
             tuned.training.figures["tuned_threshold"] = Double(threshold)
             return (tuned, try Evaluation.thresholdSweep(tuned, stream: stream, thresholds: [threshold])[0])
         } catch {
@@ -164,24 +166,6 @@ public struct Enrollment: Sendable {
             throw .folder(path: stampURL.path, reason: (error as NSError).localizedDescription)
         }
         return SyntheticClips(root: folder, entries: report.entries, reused: false)
-    }
-
-    /// Least distance, in logits, of the thresholds at sensitivity 0 and 1 from the one at 0.5.
-    static let sensitivitySpan: Float = 2
-
-    /// Sensitivity 0.5 at the tuned threshold or `floor`, whichever is higher. A few minutes of
-    /// held-out speech rarely tell a tenth of the false-alarm target from ten times it, so tuning
-    /// may give all sensitivities one threshold; the map is widened so that sensitivity 0 is at
-    /// least `sensitivitySpan` logits stricter and 1 that much more lenient.
-    static func widened(_ map: SensitivityMap, atLeast floor: Float) -> SensitivityMap {
-        let middle = max(map.threshold(forSensitivity: 0.5), floor)
-        let logit = log(middle / (1 - middle))
-        func sigmoid(_ x: Float) -> Float { 1 / (1 + exp(-x)) }
-        return SensitivityMap(points: [
-            .init(sensitivity: 0, threshold: max(map.threshold(forSensitivity: 0), sigmoid(logit + sensitivitySpan))),
-            .init(sensitivity: 0.5, threshold: middle),
-            .init(sensitivity: 1, threshold: min(map.threshold(forSensitivity: 1), sigmoid(logit - sensitivitySpan))),
-        ])
     }
 
     /// Seconds of each generated noise.

@@ -12,26 +12,40 @@ public enum Tuning {
         public var points: [OperatingPoint]
     }
 
+    /// Least distance, in logits, of the thresholds at sensitivity 0 and 1 from the one at 0.5.
+    public static let sensitivitySpan: Float = 2
+
     /// Sets sensitivity 0.5 to the lowest threshold with at most `target` false alarms per hour
-    /// on `stream`, sensitivity 0 to one with a tenth of that, and 1 to one with ten times that.
+    /// on `stream`, sensitivity 0 to one with a tenth of that, and 1 to one with ten times that
+    /// (widened, see `sensitivityMap`).
     public static func tune(_ model: KeywordModel, stream: EvaluationStream, target: Double) throws -> Result {
         let points = try Evaluation.thresholdSweep(model, stream: stream, thresholds: thresholds)
         func lowestThreshold(within limit: Double) -> OperatingPoint {
             points.filter { $0.falseAlarmsPerHour <= limit }.min { $0.threshold < $1.threshold } ?? points.max { $0.threshold < $1.threshold }!
         }
         let chosen = lowestThreshold(within: target)
-        let strict = max(lowestThreshold(within: target / 10).threshold, chosen.threshold)
-        let lenient = min(lowestThreshold(within: target * 10).threshold, chosen.threshold)
         var tuned = model
         tuned.detection.sensitivity = 0.5
-        tuned.detection.sensitivityMap = SensitivityMap(points: [
-            .init(sensitivity: 0, threshold: max(strict, chosen.threshold)),
-            .init(sensitivity: 0.5, threshold: chosen.threshold),
-            .init(sensitivity: 1, threshold: min(lenient, chosen.threshold)),
-        ])
+        tuned.detection.sensitivityMap = sensitivityMap(strict: lowestThreshold(within: target / 10).threshold, middle: chosen.threshold,
+                                                        lenient: lowestThreshold(within: target * 10).threshold)
         tuned.training.figures["tuned_target_false_alarms_per_hour"] = target
         tuned.training.figures["tuned_threshold"] = Double(chosen.threshold)
         try tuned.validate()
         return Result(model: tuned, chosen: chosen, points: points)
+    }
+
+    /// Sensitivity 0 at `strict`, 0.5 at `middle`, 1 at `lenient` — but 0 at least
+    /// `sensitivitySpan` logits stricter than 0.5 and 1 that much more lenient. An hour or less of
+    /// speech rarely tells a tenth of a false-alarm target from ten times it (none at all in
+    /// either case), which would give several sensitivities one threshold and make
+    /// `--sensitivity` do nothing.
+    public static func sensitivityMap(strict: Float, middle: Float, lenient: Float) -> SensitivityMap {
+        let logit = log(middle / (1 - middle))
+        func sigmoid(_ x: Float) -> Float { 1 / (1 + exp(-x)) }
+        return SensitivityMap(points: [
+            .init(sensitivity: 0, threshold: max(strict, sigmoid(logit + sensitivitySpan))),
+            .init(sensitivity: 0.5, threshold: middle),
+            .init(sensitivity: 1, threshold: min(lenient, sigmoid(logit - sensitivitySpan))),
+        ])
     }
 }
