@@ -3,7 +3,9 @@
 # validation part, evaluates on the held-out test part, and writes the figures the model
 # cards quote. Slow (about 20–30 minutes per keyword on 2 cores): not part of the test suite.
 #
-#   scripts/train-models.sh [keyword…]      # default: hey_susi computer jarvis alexa
+#   scripts/train-models.sh [--no-train] [keyword…]   # default: hey_susi computer jarvis alexa
+#
+# --no-train tunes and evaluates the models already there (after a change to tuning or eval).
 #
 # Needs ../shared/data beside the project (recordings, speech, noise, room responses).
 # HOTWORD_SYNTH_DIR: where the synthesized clips are (made if missing); HOTWORD_MODELS_OUT: where
@@ -11,6 +13,8 @@
 # trying a change of recipe.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+train=1
+if [ "${1:-}" = --no-train ]; then train=0; shift; fi
 S=../shared/data
 SYNTH=${HOTWORD_SYNTH_DIR:-.build-synth-data}
 OUT=${HOTWORD_MODELS_OUT:-Models}
@@ -36,7 +40,7 @@ train_one() {  # name phrase real-positives-folder (or "") synthetic-positives-f
   [ -n "$real" ] && positives=(--positives "$real" "${positives[@]}")
   mapfile -t negatives < <(negatives_except "$name")
   synthesize "$phrase" "$name"
-  $hotword train --keyword "$phrase" "${positives[@]}" "${negatives[@]}" \
+  ((train)) && $hotword train --keyword "$phrase" "${positives[@]}" "${negatives[@]}" \
     --negatives "$SYNTH/$name/confusable" --negatives "$SYNTH/$name/speech" \
     --noise "$S/noise" --rirs "$S/rirs" --seed 1 ${HOTWORD_TRAIN_FLAGS:-} --out "$OUT/$name.hwks"
   # Operating point: the lowest threshold without false alarms on the validation part.
