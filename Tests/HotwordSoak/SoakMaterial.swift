@@ -84,10 +84,12 @@ struct SoakMaterial: Sendable {
     static func noiseScale(snr: Float) -> Float { pow(10, (speechLevel - snr) / 20) }
 
     /// Keeps the first `wanted` recordings the detector finds exactly once, near the word's end,
-    /// in the setting the stream gives them (noise before, a question after). The soak checks
-    /// the daemon, not the model: a recording the model misses on its own says nothing about it.
+    /// in the setting the stream gives them (noise before, a question after) over each of
+    /// `screeningOffsets` stretches of the noise bed. The soak checks the daemon, not the model:
+    /// a recording the model misses on its own says nothing about it.
     private mutating func screenWakeClips(_ files: [URL], keyword: String, model: KeywordModel, wanted: Int) throws {
         let detector = try Detector(models: [model])
+        let offsets = stride(from: 0, to: noiseBed.count, by: max(1, noiseBed.count / Self.screeningOffsets))
         for file in files where wakeClips.count < wanted {
             wakeClipsTried += 1
             let name = file.deletingPathExtension().lastPathComponent
@@ -96,19 +98,28 @@ struct SoakMaterial: Sendable {
                 continue
             }
             let block = WakeBlock(clip: clip, question: questions[wakeClips.count % questions.count])
-            let audio = block.render(noiseBed: noiseBed, noiseOffset: 0, noiseScale: Self.noiseScale(snr: SoakStream.snr))
-            detector.reset()
-            let found = detector.process(audio).detections.filter { $0.keyword == keyword }
             let end = Double(block.wordEnd) / Double(Self.sampleRate)
-            if found.count != 1 {
-                wakeClipsRejected.append((name, "detected \(found.count) times on its own"))
-            } else if !SoakReport.timingTolerance.contains(found[0].time - end) {
-                wakeClipsRejected.append((name, String(format: "detected %+.3f s from the word's end", found[0].time - end)))
+            let failure = offsets.lazy.compactMap { offset -> String? in
+                let audio = block.render(noiseBed: self.noiseBed, noiseOffset: offset, noiseScale: Self.noiseScale(snr: SoakStream.snr))
+                detector.reset()
+                let found = detector.process(audio).detections.filter { $0.keyword == keyword }
+                let noise = String(format: "over the noise at %.0f s", Double(offset) / Double(Self.sampleRate))
+                if found.count != 1 { return "detected \(found.count) times on its own \(noise)" }
+                if !SoakReport.timingTolerance.contains(found[0].time - end) {
+                    return String(format: "detected %+.3f s from the word's end ", found[0].time - end) + noise
+                }
+                return nil
+            }.first
+            if let failure {
+                wakeClipsRejected.append((name, failure))
             } else {
                 wakeClips.append(clip)
             }
         }
     }
+
+    /// Stretches of the noise bed, evenly spaced, that a wake-word recording is screened over.
+    static let screeningOffsets = 24
 
     /// The word with 0.25 s before and 0.3 s after it, faded in and out over 10 ms.
     static func wakeClip(_ samples: [Float], name: String) -> WakeClip? {
