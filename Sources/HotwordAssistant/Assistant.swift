@@ -323,6 +323,7 @@ actor Conversation {
         session = nil
         listener.setWakeEnabled(true)
         setState(.listening)
+        ProcessMemory.releaseFreeMemory()
     }
 
     private func isCurrent(_ id: Int) -> Bool {

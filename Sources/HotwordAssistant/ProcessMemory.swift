@@ -22,4 +22,15 @@ enum ProcessMemory {
         false
         #endif
     }
+
+    /// Gives the free memory inside the allocator's heaps back to the system. Small blocks (the
+    /// recogniser's, the synthesiser's, the HTTP client's) are freed in any order across several
+    /// per-thread heaps; glibc returns only a heap's free top by itself, so pages freed in the
+    /// middle stay resident, and the soak's resident memory crept up about 1.5 MiB an hour.
+    /// Called after each conversation, off the audio thread (it takes a few milliseconds).
+    static func releaseFreeMemory() {
+        #if canImport(Glibc)
+        _ = malloc_trim(0)
+        #endif
+    }
 }

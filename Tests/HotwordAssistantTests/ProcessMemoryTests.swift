@@ -29,4 +29,17 @@ struct ProcessMemoryTests {
         let released = try Self.residentReleaseOfLargeBuffer(6 << 20)
         #expect(released >= 5 * 1024, "freeing 6 MiB gave back \(released) KiB")
     }
+
+    @Test func freeMemoryInsideTheHeapGoesBackToTheSystem() throws {
+        // 24 MiB in small blocks, all touched; then all freed but the last, which pins the
+        // heap's top, so glibc keeps the pages of the others.
+        let blocks = (0..<(24 << 20) / 512).map { _ in malloc(512)! }
+        for block in blocks { memset(block, 1, 512) }
+        for block in blocks.dropLast() { free(block) }
+        let before = try Self.residentKibibytes()
+        ProcessMemory.releaseFreeMemory()
+        let released = before - (try Self.residentKibibytes())
+        free(blocks.last!)
+        #expect(released >= 16 * 1024, "releasing gave back \(released) KiB of about 24 MiB freed")
+    }
 }
