@@ -40,7 +40,8 @@ train_one() {  # name phrase real-positives-folder (or "") synthetic-positives-f
   [ -n "$real" ] && positives=(--positives "$real" "${positives[@]}")
   mapfile -t negatives < <(negatives_except "$name")
   synthesize "$phrase" "$name"
-  ((train)) && $hotword train --keyword "$phrase" "${positives[@]}" "${negatives[@]}" \
+  # People and synthetic voices weigh alike (--balance-positives; a no-op for one folder).
+  ((train)) && $hotword train --keyword "$phrase" "${positives[@]}" "${negatives[@]}" --balance-positives \
     --negatives "$SYNTH/$name/confusable" --negatives "$SYNTH/$name/speech" \
     --noise "$S/noise" --rirs "$S/rirs" --seed 1 ${HOTWORD_TRAIN_FLAGS:-} --out "$OUT/$name.hwks"
   # Operating point: the lowest threshold without false alarms on the validation part.
