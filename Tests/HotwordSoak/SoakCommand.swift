@@ -85,7 +85,8 @@ struct SoakCommand: AsyncParsableCommand {
                                         maxConnections: .max, lifetime: .seconds(30 * 86_400))
         defer { server.shutdown() }
         let busy = ManagedAtomic(true)
-        let stream = SoakStream(material: material, totalSeconds: hours * 3600, wakeIntervalSeconds: wakeInterval, seed: seed)
+        let stream = try SoakStream(material: material, model: keywordModel, totalSeconds: hours * 3600,
+                                    wakeIntervalSeconds: wakeInterval, seed: seed)
         let writer = try PacedFIFOWriter(fifo: folder.appendingPathComponent("microphone.fifo"), stream: stream,
                                          fastSpeed: speed, slowSpeed: slowSpeed) { busy.load(ordering: .relaxed) }
         let config = try writeConfiguration(in: folder, microphone: ALSATestDevices.capture(replaying: writer.fifo),
@@ -179,10 +180,11 @@ struct SoakCommand: AsyncParsableCommand {
     private func save(_ report: SoakReport, stream: SoakStream, memory: [MemorySample], in folder: URL) throws {
         try (report.text + "\n").write(to: folder.appendingPathComponent("figures.txt"), atomically: true, encoding: .utf8)
         let rate = Double(SoakMaterial.sampleRate)
-        var truth = "index\tclip\tword_start_s\tword_end_s\tdetections\terror_s\n"
+        var truth = "index\tclip\tword_start_s\tword_end_s\tdetections\terror_s\treference_detections\n"
         for wake in report.wakes {
-            truth += String(format: "%d\t%@\t%.4f\t%.4f\t%d\t%@\n", wake.truth.index, wake.truth.clip, Double(wake.truth.wordStart) / rate,
-                            Double(wake.truth.wordEnd) / rate, wake.detections, wake.error.map { String(format: "%+.4f", $0) } ?? "")
+            truth += String(format: "%d\t%@\t%.4f\t%.4f\t%d\t%@\t%d\n", wake.truth.index, wake.truth.clip, Double(wake.truth.wordStart) / rate,
+                            Double(wake.truth.wordEnd) / rate, wake.detections, wake.error.map { String(format: "%+.4f", $0) } ?? "",
+                            wake.truth.referenceDetections)
         }
         try truth.write(to: folder.appendingPathComponent("truth.tsv"), atomically: true, encoding: .utf8)
         let rss = "wall_s\taudio_s\trss_kib\n" + memory.map { String(format: "%.1f\t%.1f\t%d\n", $0.wallSeconds, $0.audioSeconds, $0.kibibytes) }.joined()

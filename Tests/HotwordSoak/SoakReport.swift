@@ -164,7 +164,10 @@ struct SoakReport {
 
     var detectedOnce: Int { wakes.filter { $0.detections == 1 }.count }
     var doubles: Int { wakes.filter { $0.detections > 1 }.count }
-    var missed: [Wake] { wakes.filter { $0.detections == 0 } }
+    /// Wake words the daemon missed although the detector, given the same samples, heard them.
+    var missed: [Wake] { wakes.filter { $0.detections == 0 && $0.truth.referenceDetections > 0 } }
+    /// Wake words the model misses at that point of the stream, daemon or not (not failures).
+    var modelMisses: [Wake] { wakes.filter { $0.truth.referenceDetections == 0 } }
     var lateOrEarly: [Wake] { wakes.filter { $0.error.map { !Self.timingTolerance.contains($0) } ?? false } }
 
     /// Timing errors of the first and last tenth of the detected wake words.
@@ -226,6 +229,7 @@ struct SoakReport {
         lines.append(String(format: "audio: %.2f h in %.2f h wall (%.0f× overall; %.0f %% of the audio at the slow speed)",
                             hours, wallSeconds / 3600, audioSeconds / max(wallSeconds, 1e-9), slowFraction * 100))
         lines.append("wake words: \(wakes.count) expected, \(detectedOnce) detected once, \(doubles) double, \(missed.count) missed; "
+            + "\(modelMisses.count) missed by the detector itself on the same samples (\(modelMisses.filter { $0.detections > 0 }.count) of them heard by the daemon all the same); "
             + "\(falseWakes.count) false wakes" + (falseWakes.isEmpty ? "" : " (at " + falseWakes.prefix(10).map { String(format: "%.1f s", $0) }.joined(separator: ", ") + (falseWakes.count > 10 ? ", …)" : ")")))
         let (first, last) = timing
         if !first.isEmpty {

@@ -1,4 +1,5 @@
 import Foundation
+import HotwordCore
 import HotwordTraining
 
 /// A wake word and the question after it, as the stream says them: noise only before (so the
@@ -43,6 +44,10 @@ struct WakeTruth: Sendable {
     var wordStart: Int
     var wordEnd: Int
     var blockEnd: Int
+    /// How often the detector, run in this process on exactly the samples the daemon is given,
+    /// fires on this word on time: 0 marks a recording the model itself misses at this point of
+    /// the stream, which says nothing about the daemon.
+    var referenceDetections: Int
 }
 
 /// The soak's microphone signal, made as it is needed (24 hours would be 2.8 GB): cycles of
@@ -56,13 +61,15 @@ struct SoakStream {
     let totalSamples: Int
     let cycleSamples: Int
     private var random: SeededRandom
+    private let reference: ReferenceDetector
     private var cycle: [Int16] = []
     private var cycleRead = 0
     private(set) var generated = 0
     private(set) var truth: [WakeTruth] = []
 
-    init(material: SoakMaterial, totalSeconds: Double, wakeIntervalSeconds: Double, seed: UInt64) {
+    init(material: SoakMaterial, model: KeywordModel, totalSeconds: Double, wakeIntervalSeconds: Double, seed: UInt64) throws {
         self.material = material
+        reference = ReferenceDetector(try Detector(models: [model]))
         totalSamples = Int(totalSeconds * Double(SoakMaterial.sampleRate))
         cycleSamples = Int(wakeIntervalSeconds * Double(SoakMaterial.sampleRate))
         random = SeededRandom(seed: seed)
@@ -100,10 +107,14 @@ struct SoakStream {
         buffer += [Float](repeating: 0, count: block.count)
         block.add(into: &buffer, at: blockStart)
         Self.addNoise(material.noiseBed, scale: SoakMaterial.noiseScale(snr: Self.snr), into: &buffer, streamPosition: generated)
+        cycle = buffer.map { Int16((max(-1, min(1, $0)) * 32767).rounded()) }
+        // As the daemon's capture converts 16-bit samples.
+        let heard = reference.detector.process(cycle.map { Float($0) / 32768 }).detections
+        let wordEnd = Double(generated + blockStart + block.wordEnd) / Double(SoakMaterial.sampleRate)
         truth.append(WakeTruth(index: truth.count, clip: block.clip.name, blockStart: generated + blockStart,
                                wordStart: generated + blockStart + block.wordStart,
-                               wordEnd: generated + blockStart + block.wordEnd, blockEnd: generated + buffer.count))
-        cycle = buffer.map { Int16((max(-1, min(1, $0)) * 32767).rounded()) }
+                               wordEnd: generated + blockStart + block.wordEnd, blockEnd: generated + buffer.count,
+                               referenceDetections: heard.filter { SoakReport.timingTolerance.contains($0.time - wordEnd) }.count))
         cycleRead = 0
         generated += buffer.count
     }
@@ -119,4 +130,10 @@ struct SoakStream {
             if position == bed.count { position = 0 }
         }
     }
+}
+
+/// The core detector that follows the stream alongside the daemon.
+final class ReferenceDetector: @unchecked Sendable {  // @unchecked: used by one thread at a time, the stream's
+    let detector: Detector
+    init(_ detector: Detector) { self.detector = detector }
 }
