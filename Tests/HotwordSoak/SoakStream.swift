@@ -61,7 +61,8 @@ struct SoakStream {
     let totalSamples: Int
     let cycleSamples: Int
     private var random: SeededRandom
-    private let reference: ReferenceDetector
+    /// The core detector, following the stream alongside the daemon.
+    private let reference: Detector
     private var cycle: [Int16] = []
     private var cycleRead = 0
     private(set) var generated = 0
@@ -69,7 +70,7 @@ struct SoakStream {
 
     init(material: SoakMaterial, model: KeywordModel, totalSeconds: Double, wakeIntervalSeconds: Double, seed: UInt64) throws {
         self.material = material
-        reference = ReferenceDetector(try Detector(models: [model]))
+        reference = try Detector(models: [model])
         totalSamples = Int(totalSeconds * Double(SoakMaterial.sampleRate))
         cycleSamples = Int(wakeIntervalSeconds * Double(SoakMaterial.sampleRate))
         random = SeededRandom(seed: seed)
@@ -109,7 +110,7 @@ struct SoakStream {
         Self.addNoise(material.noiseBed, scale: SoakMaterial.noiseScale(snr: Self.snr), into: &buffer, streamPosition: generated)
         cycle = buffer.map { Int16((max(-1, min(1, $0)) * 32767).rounded()) }
         // As the daemon's capture converts 16-bit samples.
-        let heard = reference.detector.process(cycle.map { Float($0) / 32768 }).detections
+        let heard = reference.process(cycle.map { Float($0) / 32768 }).detections
         let wordEnd = Double(generated + blockStart + block.wordEnd) / Double(SoakMaterial.sampleRate)
         truth.append(WakeTruth(index: truth.count, clip: block.clip.name, blockStart: generated + blockStart,
                                wordStart: generated + blockStart + block.wordStart,
@@ -130,10 +131,4 @@ struct SoakStream {
             if position == bed.count { position = 0 }
         }
     }
-}
-
-/// The core detector that follows the stream alongside the daemon.
-final class ReferenceDetector: @unchecked Sendable {  // @unchecked: used by one thread at a time, the stream's
-    let detector: Detector
-    init(_ detector: Detector) { self.detector = detector }
 }
