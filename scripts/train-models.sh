@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces the shipped models in Models/: synthesizes voice data, trains, tunes on the
 # validation part, evaluates on the held-out test part, and writes the figures the model
-# cards quote. Slow (about 20–30 minutes per keyword on 2 cores): not part of the test suite.
+# cards quote. Slow (about 30–45 minutes per keyword on 2 cores): not part of the test suite.
 #
 #   scripts/train-models.sh [--no-train] [keyword…]   # default: hey_susi computer jarvis alexa
 #
@@ -40,10 +40,12 @@ train_one() {  # name phrase real-positives-folder (or "") synthetic-positives-f
   [ -n "$real" ] && positives=(--positives "$real" "${positives[@]}")
   mapfile -t negatives < <(negatives_except "$name")
   synthesize "$phrase" "$name"
-  # People and synthetic voices weigh alike (--balance-positives; a no-op for one folder).
+  # People and synthetic voices weigh alike (--balance-positives; a no-op for one folder); 64
+  # channels and a second hard-negative round (docs/training.md has what each measured).
   ((train)) && $hotword train --keyword "$phrase" "${positives[@]}" "${negatives[@]}" --balance-positives \
     --negatives "$SYNTH/$name/confusable" --negatives "$SYNTH/$name/speech" \
-    --noise "$S/noise" --rirs "$S/rirs" --seed 1 ${HOTWORD_TRAIN_FLAGS:-} --out "$OUT/$name.hwks"
+    --noise "$S/noise" --rirs "$S/rirs" --seed 1 --channels 64 --hard-negative-rounds 2 ${HOTWORD_TRAIN_FLAGS:-} \
+    --out "$OUT/$name.hwks"
   # Operating point: the lowest threshold without false alarms on the validation part.
   $hotword tune --model "$OUT/$name.hwks" "${positives[@]}" "${negatives[@]}" --noise "$S/noise" \
     --part validation --target-fa-per-hour 1
