@@ -30,8 +30,9 @@ import Testing
         #expect(SpeechFixtures.rms(audio.samples) < 0.001)
     }
 
-    /// espeak-ng is not bit-exact from call to call (its state carries over), so "the same"
-    /// means the same length and level; interleaved engine use would garble both.
+    /// espeak-ng is not bit-exact from call to call (its state carries over; a short phrase's
+    /// length was seen to vary by 5.4 %), so "the same" means the same length within 10 % and
+    /// level; interleaved engine use would garble both.
     @Test func concurrentCallersWithDifferentVoicesGetWhatTheyWouldGetAlone() async throws {
         let requests = [("en-us", "what time is it"), ("de", "wie spät ist es heute abend"),
                         ("en-us+klatt4", "what is the weather like today"), ("fr", "quelle heure est-il")]
@@ -50,7 +51,7 @@ import Testing
         try #require(together.count == requests.count)
         for index in requests.indices {
             let (expected, actual) = (alone[index], together[index])
-            #expect(abs(actual.duration - expected.duration) < 0.05 * expected.duration,
+            #expect(abs(actual.duration - expected.duration) < 0.1 * expected.duration,
                     "\(requests[index]): \(actual.duration) s together, \(expected.duration) s alone")
             let (expectedLevel, actualLevel) = (SpeechFixtures.rms(expected.samples), SpeechFixtures.rms(actual.samples))
             #expect(abs(actualLevel - expectedLevel) < 0.1 * expectedLevel,
