@@ -1,3 +1,4 @@
+import HotwordTestSupport
 import HotwordTraining
 import Testing
 
@@ -19,6 +20,42 @@ import Testing
             let parts = Set((0..<20).map { split.part(of: DataSplit.group(of: "/s/speech/SPEAKER\(speaker)_\($0).flac")) })
             #expect(parts.count == 1, "speaker \(speaker) in \(parts)")
         }
+    }
+
+    /// A folder that is mostly one voice (a TTS prompt set, one person's recordings) cannot be
+    /// split by speaker without landing whole in one part; it is split by file, and the
+    /// folders beside it keep their speakers whole.
+    @Test func aFolderOfMostlyOneVoiceIsSplitByFile() {
+        let prompts = (0..<300).map { "/s/prompts/en_US_f_Allison_prompt\($0).flac" }
+            + (0..<40).map { "/s/prompts/en_US_f_Allison_digits_\($0).flac" }
+        let readers = (0..<300).map { "/s/readers/SPEAKER\($0 / 10)_\($0).flac" }
+        let paths = prompts + readers
+        let groups = DataSplit.groups(of: paths)
+        #expect(Set(groups[..<prompts.count]).count == prompts.count, "every prompt is its own group")
+        #expect(Set(groups[prompts.count...]).count == 30, "readers stay grouped by speaker")
+        let split = DataSplit()
+        let promptParts = groups[..<prompts.count].map(split.part(of:))
+        for part in DataSplit.Part.allCases {
+            let share = Double(promptParts.filter { $0 == part }.count) / Double(prompts.count)
+            let expected = part == .train ? 0.7 : part == .validation ? 0.1 : 0.2
+            #expect(abs(share - expected) < 0.06, "\(part) share of the prompts \(share)")
+        }
+    }
+
+    /// The real data: asterisk_en (one telephone voice) reaches every part, while no
+    /// speechocean762 speaker spans two.
+    @Test func theSharedSpeechSplitsTheTelephoneVoiceByFileAndReadersBySpeaker() throws {
+        let speech = TestPaths.sharedData.appendingPathComponent("speech").path
+        let corpus = try AudioCorpus(folders: [speech], split: DataSplit())
+        let telephone = corpus.clips.filter { $0.path.contains("/asterisk_en/") }
+        #expect(telephone.count > 500)
+        #expect(Set(telephone.map(\.split)) == Set(DataSplit.Part.allCases))
+        let validationShare = Double(telephone.filter { $0.split == .validation }.count) / Double(telephone.count)
+        #expect(validationShare < 0.2, "asterisk_en validation share \(validationShare)")
+        var partsOfSpeaker: [String: Set<DataSplit.Part>] = [:]
+        for clip in corpus.clips where clip.path.contains("/speechocean762/") { partsOfSpeaker[clip.group, default: []].insert(clip.split) }
+        #expect(partsOfSpeaker.count == 48)
+        #expect(partsOfSpeaker.values.allSatisfy { $0.count == 1 })
     }
 
     @Test func theSplitIsTheSameOnEveryRun() {

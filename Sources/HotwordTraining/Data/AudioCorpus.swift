@@ -31,9 +31,9 @@ public struct AudioCorpus: Sendable {
                 paths.append((folder as NSString).appendingPathComponent(relative))
             }
         }
-        clips = paths.sorted().map { path in
-            let group = DataSplit.group(of: path)
-            return Clip(path: path, group: group, split: split.part(of: group))
+        let sorted = paths.sorted()
+        clips = zip(sorted, DataSplit.groups(of: sorted)).map { path, group in
+            Clip(path: path, group: group, split: split.part(of: group))
         }
     }
 
@@ -41,7 +41,8 @@ public struct AudioCorpus: Sendable {
 }
 
 /// A deterministic split into train, validation and test parts by group (a speaker where the
-/// file name says it, else the file), so no speaker is in two parts and every machine agrees.
+/// file name says it, else the file), so no speaker is in two parts and every machine agrees —
+/// except in a folder that is mostly one voice, which is split by file.
 public struct DataSplit: Sendable, Hashable, Codable {
     public enum Part: String, Sendable, Hashable, Codable, CaseIterable { case train, validation, test }
 
@@ -51,6 +52,28 @@ public struct DataSplit: Sendable, Hashable, Codable {
     public init(validationFraction: Double = 0.1, testFraction: Double = 0.2) {
         self.validationFraction = validationFraction
         self.testFraction = testFraction
+    }
+
+    /// The group keys of `paths`: `group(of:)`, except in a folder where one speaker has more
+    /// than half the clips (asterisk_en: 354 of 554 prompts are one voice's), whose clips are
+    /// grouped by file. Kept whole, that voice would land in a single part and make it one
+    /// telephone voice's prompts; a voice in every part is the lesser harm.
+    public static func groups(of paths: [String]) -> [String] {
+        let folders = paths.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
+        let speakers = paths.map(group(of:))
+        var speakerCounts: [String: [String: Int]] = [:]
+        for (folder, speaker) in zip(folders, speakers) { speakerCounts[folder, default: [:]][speaker, default: 0] += 1 }
+        let singleVoiceFolders = Set(speakerCounts.filter { _, counts in
+            let largest = counts.values.max() ?? 0
+            return largest > 1 && 2 * largest > counts.values.reduce(0, +)
+        }.keys)
+        return paths.indices.map { singleVoiceFolders.contains(folders[$0]) ? fileGroup(of: paths[$0]) : speakers[$0] }
+    }
+
+    /// `folder/stem`: the group of a clip split on its own.
+    static func fileGroup(of path: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        return "\(url.deletingLastPathComponent().lastPathComponent)/\(url.deletingPathExtension().lastPathComponent)"
     }
 
     /// The group key: `folder/speaker` where the file name starts with a speaker id followed by
@@ -75,6 +98,6 @@ public struct DataSplit: Sendable, Hashable, Codable {
     }
 
     public var summary: String {
-        "split by group (speaker prefix before the last '_' in the file name, else the file) with FNV-1a-64 + fmix64 of 'folder/group': test < \(testFraction), validation < \(testFraction + validationFraction), train otherwise"
+        "split by group (speaker prefix before the last '_' in the file name, else the file; by file in a folder where one speaker has over half the clips) with FNV-1a-64 + fmix64 of 'folder/group': test < \(testFraction), validation < \(testFraction + validationFraction), train otherwise"
     }
 }
