@@ -88,28 +88,42 @@ final class Augmenter {
 
     /// A window of `frames` feature frames cut from a clip and augmented; nil if the clip holds no speech.
     func window(from clip: [Float], alignment: Alignment, using rng: inout SeededRandom) -> [Float]? {
-        var audio = clip
         let speed = Float.random(in: settings.speedRange, using: &rng)
-        // Played back `speed` times faster: resample as if recorded at rate·speed. Rates in
-        // the configured range are always valid, so a failure would only skip the perturbation.
-        if speed != 1, let faster = try? Resampler.convert(audio, from: Double(frontend.sampleRate) * Double(speed),
-                                                             to: Double(frontend.sampleRate)) {
-            audio = faster
-        }
-        guard let bounds = SpeechBounds.find(in: audio) else { return nil }
+        guard let bounds = SpeechBounds.find(in: clip) else { return nil }
+        // Where the window ends, in the clip's own samples (played `speed` times faster, one
+        // output sample spans `speed` clip samples).
         let end: Int
         switch alignment {
         case .speechEnd:
-            end = bounds.end + Int.random(in: settings.endJitterFrames, using: &rng) * frontend.frameShift
+            let jitter = Int.random(in: settings.endJitterFrames, using: &rng) * frontend.frameShift
+            end = bounds.end + Int((Float(jitter) * speed).rounded())
         case .partial:
             end = bounds.start + Int(Float(bounds.length) * Float.random(in: 0.15...0.5, using: &rng))
         }
-        var window = [Float](repeating: 0, count: windowSamples)
-        let start = end - windowSamples
-        for i in 0..<windowSamples where start + i >= 0 && start + i < audio.count { window[i] = audio[start + i] }
-        let speech = max(0, bounds.start - start)..<min(windowSamples, max(0, bounds.end - start))
-        augment(&window, speech: speech.isEmpty ? 0..<windowSamples : speech, using: &rng)
+        let played = playedWindow(of: clip, endingAt: end, speed: speed, speech: bounds)
+        var window = played.samples
+        augment(&window, speech: played.speech.isEmpty ? 0..<windowSamples : played.speech, using: &rng)
         return features(of: window, using: &rng)
+    }
+
+    /// The `windowSamples` samples ending at clip position `end` with the clip played `speed`
+    /// times faster (tempo and pitch), and where `speech` falls in them. Outside the clip is silence.
+    func playedWindow(of clip: [Float], endingAt end: Int, speed: Float, speech: SpeechBounds) -> (samples: [Float], speech: Range<Int>) {
+        // Only the stretch that becomes the window is resampled, plus what the filter reads
+        // beyond it: resampling whole clips (up to 6 s for a 1.8 s window) took much of the
+        // training time.
+        let perturbation = speed == 1 ? nil : SpeedPerturbation(speed: Double(speed))
+        let margin = perturbation?.reach ?? 0
+        let stretchStart = end - Int((Float(windowSamples) * speed).rounded(.up)) - margin
+        let stretch = (stretchStart..<(end + margin)).map { clip.indices.contains($0) ? clip[$0] : 0 }
+        let played = perturbation?.apply(stretch) ?? stretch
+        // Clip position p is played at (p − stretchStart) / speed.
+        let inPlayed = { (clipPosition: Int) in Int((Float(clipPosition - stretchStart) / speed).rounded()) }
+        let windowStart = inPlayed(end) - windowSamples
+        var window = [Float](repeating: 0, count: windowSamples)
+        for i in 0..<windowSamples where played.indices.contains(windowStart + i) { window[i] = played[windowStart + i] }
+        let inWindow = { [windowSamples] (clipPosition: Int) in min(windowSamples, max(0, inPlayed(clipPosition) - windowStart)) }
+        return (window, inWindow(speech.start)..<inWindow(speech.end))
     }
 
     /// Reverberation, level, noise and a faint microphone floor, in place.

@@ -16,9 +16,10 @@ struct ExampleFactory {
     /// 24,000 from 112 minutes, 3.6 per second).
     static let negativeWindowsPerSecond = 4.0
 
-    func trainingPool(round: Int) throws -> ExamplePool {
+    /// A fresh training pool, with `hardNegatives` (windows a model fired on) at its end.
+    func trainingPool(round: Int, hardNegatives: ExamplePool) throws -> ExamplePool {
         try pool(part: .train, round: round, settings: options.augmentation, positiveVariants: options.positiveVariants,
-                 streamWindows: options.negativeWindows)
+                 streamWindows: options.negativeWindows, adding: hardNegatives)
     }
 
     /// Fixed (same seed every time) and augmented the way the evaluation is: noise at 10 dB.
@@ -32,7 +33,7 @@ struct ExampleFactory {
     }
 
     private func pool(part: DataSplit.Part, round: Int, settings: AugmentationSettings, positiveVariants: Int,
-                      streamWindows: Int) throws -> ExamplePool {
+                      streamWindows: Int, adding extra: ExamplePool? = nil) throws -> ExamplePool {
         enum Job { case positive(Int, variant: Int), utterance(Int), partial(Int), falseAlarm(Int), stream(Int) }
         let positives = data.positives[part] ?? [], utterances = data.utterances[part] ?? []
         var jobs: [Job] = []
@@ -86,8 +87,7 @@ struct ExampleFactory {
             }
             return out
         }
-        var pool = ExamplePool(frames: frames, width: width)
-        for result in results { pool.append(contentsOf: result) }
+        let pool = ExamplePool(combining: results + (extra.map { [$0] } ?? []), frames: frames, width: width)
         guard pool.positives > 0 else { throw TrainingError.noAudio(role: "usable keyword (no speech found in any clip)", folders: options.positiveFolders + options.personalFolders) }
         return pool
     }

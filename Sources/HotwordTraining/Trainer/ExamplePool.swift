@@ -15,6 +15,16 @@ struct ExamplePool {
         self.width = width
     }
 
+    /// `pools` one after another, in order, copied once into storage of the final size (a
+    /// training pool is about 1 GB: growing it by appending copied it several times over).
+    init(combining pools: [ExamplePool], frames: Int, width: Int) {
+        self.init(frames: frames, width: width)
+        features.reserveCapacity(pools.reduce(0) { $0 + $1.features.count })
+        labels.reserveCapacity(pools.reduce(0) { $0 + $1.labels.count })
+        weights.reserveCapacity(labels.capacity)
+        for pool in pools { append(contentsOf: pool) }
+    }
+
     var count: Int { labels.count }
     var positives: Int { labels.reduce(0) { $0 + ($1 > 0.5 ? 1 : 0) } }
 

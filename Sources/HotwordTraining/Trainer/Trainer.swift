@@ -59,8 +59,8 @@ public final class Trainer {
                 epoch += 1
                 if local % options.epochsPerPool == 0 {
                     report(.status("drawing example pool for epoch \(epoch)…"))
-                    pool = try factory.trainingPool(round: epoch)
-                    pool.append(contentsOf: hardNegatives)
+                    pool = ExamplePool(frames: frames, width: options.frontend.featureCount)  // free it first: ~1 GB
+                    pool = try factory.trainingPool(round: epoch, hardNegatives: hardNegatives)
                     pool.balanceClasses()
                     report(.status("pool: \(pool.positives) keyword windows, \(pool.count - pool.positives) others (\(hardNegatives.count) hard)"))
                 }
