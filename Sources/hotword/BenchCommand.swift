@@ -9,9 +9,9 @@ struct BenchCommand: ParsableCommand {
         commandName: "bench",
         abstract: "Measure detection speed (real-time factor) and memory on one core.",
         discussion: """
-            Runs the feature frontend, the networks, and the whole detector over --minutes of audio
-            (a one-minute signal repeated: a --audio file, or a deterministic mix of noise, tones and
-            silence), fed in 100 ms chunks as the daemon does. Real-time factor = CPU seconds per
+            Runs the feature frontend, the networks, and the whole detector over --minutes of audio \
+            (a one-minute signal repeated: a --audio file, or a deterministic mix of noise, tones and \
+            silence), fed in 100 ms chunks as the daemon does. Real-time factor = CPU seconds per \
             second of audio (lower is faster); measured with the thread's CPU clock.
             """)
 

@@ -10,8 +10,8 @@ struct DetectCommand: ParsableCommand {
         commandName: "detect",
         abstract: "Find wake words in audio files.",
         discussion: """
-            Prints one line per detection: file, time in seconds (end of the keyword), keyword, score.
-            Files may be in any format and rate libsndfile reads; a file that cannot be read is
+            Prints one line per detection: file, time in seconds (end of the keyword), keyword, score. \
+            Files may be in any format and rate libsndfile reads; a file that cannot be read is \
             reported and the others are still processed (exit status 1 if any failed).
             """)
 

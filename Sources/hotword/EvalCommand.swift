@@ -57,11 +57,11 @@ struct EvalCommand: ParsableCommand {
         commandName: "eval",
         abstract: "Measure a model's miss rate and false alarms per hour.",
         discussion: """
-            Builds one long stream: the keyword clips spread evenly through the negative speech with
-            pauses, every clip at -26 dBFS speech level, background noise at --snr over everything.
-            Runs the streaming detector across sensitivities 0…1 and prints a table; reads the miss
-            rate at ≤ 1 and ≤ 0.1 false alarms per hour off a sweep of thresholds up to 0.999994
-            (with the threshold and sensitivity that reach it); writes the DET curve as SVG with --plot.
+            Builds one long stream: the keyword clips spread evenly through the negative speech with \
+            pauses, every clip at -26 dBFS speech level, background noise at --snr over everything. \
+            Runs the streaming detector across sensitivities 0…1 and prints a table; reads the miss \
+            rate at ≤ 1 and ≤ 0.1 false alarms per hour off a sweep of thresholds up to 0.999994 \
+            (with the threshold and sensitivity that reach it); writes the DET curve as SVG with --plot. \
             Without --positives it measures false alarms only.
             """)
 
@@ -138,8 +138,8 @@ struct TuneCommand: ParsableCommand {
         commandName: "tune",
         abstract: "Choose the detection threshold that meets a false-alarm target and store it in the model.",
         discussion: """
-            Measures false alarms per hour on the given data (as `hotword eval` does) across score
-            thresholds and writes the model back with sensitivity 0.5 at the lowest threshold that
+            Measures false alarms per hour on the given data (as `hotword eval` does) across score \
+            thresholds and writes the model back with sensitivity 0.5 at the lowest threshold that \
             meets --target-fa-per-hour, 0 at a tenth of the target and 1 at ten times it.
             """)
 

@@ -11,13 +11,13 @@ struct SynthesizeCommand: ParsableCommand {
         commandName: "synthesize",
         abstract: "Make training clips of a wake phrase with every installed text-to-speech voice.",
         discussion: """
-            Every espeak-ng voice and variant (plus a few non-English accents), flite voice and
-            festival voice speaks the phrase at random rate, pitch, level and surrounding silence.
-            Clips are 16 kHz mono 16-bit WAV in OUT/positive (and OUT/confusable, OUT/speech with
-            --negatives); file names start with the engine and voice. Clips a listener would not
-            recognise are dropped to OUT/dropped: silent ones, ones far shorter or longer than
-            the median for their text, and (with --check pocketsphinx) positives in which
-            pocketsphinx does not spot the phrase. OUT/manifest.jsonl lists every clip, kept or
+            Every espeak-ng voice and variant (plus a few non-English accents), flite voice and \
+            festival voice speaks the phrase at random rate, pitch, level and surrounding silence. \
+            Clips are 16 kHz mono 16-bit WAV in OUT/positive (and OUT/confusable, OUT/speech with \
+            --negatives); file names start with the engine and voice. Clips a listener would not \
+            recognise are dropped to OUT/dropped: silent ones, ones far shorter or longer than \
+            the median for their text, and (with --check pocketsphinx) positives in which \
+            pocketsphinx does not spot the phrase. OUT/manifest.jsonl lists every clip, kept or \
             dropped, with its settings. The same --seed gives the same clips.
             """)
 

@@ -10,11 +10,11 @@ struct TrainCommand: ParsableCommand {
         commandName: "train",
         abstract: "Train a wake-word model from recordings of the word and of other speech.",
         discussion: """
-            Clips of the keyword (one utterance each), negative speech and sounds, background noise
-            and room responses are split into train/validation/test parts by speaker (see
-            docs/training.md); the test part is left for `hotword eval`. Augmentation (noise at
-            0–20 dB SNR, reverberation, speed, level, SpecAugment) is drawn afresh every few epochs;
-            after training, the model is run over the negative audio and its false alarms are fed
+            Clips of the keyword (one utterance each), negative speech and sounds, background noise \
+            and room responses are split into train/validation/test parts by speaker (see \
+            docs/training.md); the test part is left for `hotword eval`. Augmentation (noise at \
+            0–20 dB SNR, reverberation, speed, level, SpecAugment) is drawn afresh every few epochs; \
+            after training, the model is run over the negative audio and its false alarms are fed \
             back as hard negatives. Deterministic for a given --seed and --threads.
             """)
 
