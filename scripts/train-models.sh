@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces the shipped models in Models/: synthesizes voice data, trains, tunes on the
 # validation part, evaluates on the held-out test part, and writes the figures the model
-# cards quote. Slow (measured 23–73 minutes per keyword on 2 cores): not part of the test suite.
+# cards quote. Slow (alexa measured 13 minutes of training on the idle 2-core machine, plus synthesis, tuning and evaluation): not part of the test suite.
 #
 #   scripts/train-models.sh [--no-train] [keyword…]   # default: hey_susi computer jarvis alexa
 #
