@@ -1,5 +1,4 @@
 import Foundation
-import HotwordAudio
 import HotwordCore
 
 /// How training audio is varied, so a model learns the word and not the recording.
