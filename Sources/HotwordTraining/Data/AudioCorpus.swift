@@ -82,9 +82,8 @@ public struct DataSplit: Sendable, Hashable, Codable {
     public static func group(of path: String) -> String {
         let url = URL(fileURLWithPath: path)
         let stem = url.deletingPathExtension().lastPathComponent
-        let folder = url.deletingLastPathComponent().lastPathComponent
-        let speaker = stem.lastIndex(of: "_").map { String(stem[..<$0]) } ?? stem
-        return "\(folder)/\(speaker)"
+        guard let speakerEnd = stem.lastIndex(of: "_") else { return fileGroup(of: path) }
+        return "\(url.deletingLastPathComponent().lastPathComponent)/\(stem[..<speakerEnd])"
     }
 
     /// test if hash(group) < testFraction, validation if below test + validation, else train;

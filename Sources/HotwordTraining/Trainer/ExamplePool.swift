@@ -20,8 +20,9 @@ struct ExamplePool {
     init(combining pools: [ExamplePool], frames: Int, width: Int) {
         self.init(frames: frames, width: width)
         features.reserveCapacity(pools.reduce(0) { $0 + $1.features.count })
-        labels.reserveCapacity(pools.reduce(0) { $0 + $1.labels.count })
-        weights.reserveCapacity(labels.capacity)
+        let windows = pools.reduce(0) { $0 + $1.count }
+        labels.reserveCapacity(windows)
+        weights.reserveCapacity(windows)
         for pool in pools { append(contentsOf: pool) }
     }
 
