@@ -45,7 +45,8 @@ struct EvaluationDataOptions: ParsableArguments {
         }
         let negativeBank = try load(negatives, split: true)
         guard !negativeBank.clips.isEmpty else { throw ValidationError("no negative audio in \(negatives.joined(separator: ", ")) (part \(part))") }
-        return EvaluationStream(positives: try load(positives, split: true).clips, negatives: negativeBank.clips,
+        let positiveBank = try load(positives, split: true)
+        return EvaluationStream(positives: positiveBank.clips, positiveNames: positiveBank.paths, negatives: negativeBank.clips,
                                 negativeNames: negativeBank.paths, noise: try load(noise, split: false).clips,
                                 snr: noise.isEmpty ? nil : snr, seed: seed)
     }
@@ -78,6 +79,9 @@ struct EvalCommand: ParsableCommand {
 
     @Flag(help: "List the negative clips behind each false alarm at the default sensitivity.")
     var listFalseAlarms = false
+
+    @Flag(help: "List the keyword clips the model missed at the default sensitivity.")
+    var listMisses = false
 
     func run() throws {
         let keywordModel: KeywordModel
@@ -113,9 +117,16 @@ struct EvalCommand: ParsableCommand {
             print("miss rate at ≤ 1 false alarm/h:    \(describe(atOne))")
             print("miss rate at ≤ 0.1 false alarm/h:  \(describe(atTenth))")
         }
-        if listFalseAlarms, let tuned = points.first(where: { $0.sensitivity == keywordModel.detection.sensitivity }) {
-            for time in tuned.falseAlarmTimes {
-                print("false alarm at \(format(time, 2)) s: \(Evaluation.source(of: time, in: stream))")
+        if let tuned = points.first(where: { $0.sensitivity == keywordModel.detection.sensitivity }) {
+            if listFalseAlarms {
+                for time in tuned.falseAlarmTimes {
+                    print("false alarm at \(format(time, 2)) s: \(Evaluation.source(of: time, in: stream))")
+                }
+            }
+            if listMisses {
+                for index in tuned.missedKeywords {
+                    print("missed at \(format(Double(stream.keywordRanges[index].lowerBound) / Double(stream.sampleRate), 2)) s: \(stream.keywordNames[index])")
+                }
             }
         }
         if let plot {

@@ -57,6 +57,26 @@ import Testing
         #expect(points.count == 21 && points.allSatisfy { ($0["false_alarms_per_hour"] as! Double) > 100 })
     }
 
+    @Test func listsTheClipsBehindMissesAndFalseAlarms() async throws {
+        // Keyword clips of the wrong tone are missed; keyword tones among the negatives wake it.
+        let mixedPositives = folder.appendingPathComponent("mixed-positives")
+        try FileManager.default.createDirectory(at: mixedPositives, withIntermediateDirectories: true)
+        for (name, frequency) in [("heard-1", 1_000.0), ("heard-2", 1_000), ("unheard-1", 2_000), ("unheard-2", 2_000)] {
+            try AudioFileWriter.writeWAV(ToneModels.signal(seconds: 1.5, tones: [(start: 0.5, frequency: frequency)]),
+                                         to: mixedPositives.appendingPathComponent("\(name).wav"), sampleRate: 16_000)
+        }
+        let result = try await HotwordBinary.run(["eval", "--model", modelPath, "--positives", mixedPositives.path,
+                                                  "--negatives", negatives, "--negatives", keywordsAsNegatives,
+                                                  "--part", "all", "--list-misses", "--list-false-alarms"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let missed = lines.filter { $0.hasPrefix("missed at ") }
+        #expect(missed.count == 2 && missed.allSatisfy { $0.contains("/unheard-") }, "\(result.stdout)")
+        let falseAlarms = lines.filter { $0.hasPrefix("false alarm at ") }
+        #expect(falseAlarms.count == 20, "\(result.stdout)")
+        #expect(falseAlarms.allSatisfy { $0.contains("keywords-as-negatives/") }, "\(result.stdout)")
+    }
+
     @Test func tuneWritesTheOperatingPointIntoTheModel() async throws {
         let tuned = folder.appendingPathComponent("tuned.hwks").path
         let result = try await HotwordBinary.run(["tune", "--model", modelPath, "--positives", positives, "--negatives", negatives,

@@ -8,6 +8,8 @@ public struct EvaluationStream: Sendable {
     public var samples: [Float]
     /// Where each keyword utterance lies, in samples.
     public var keywordRanges: [Range<Int>]
+    /// The clip each keyword range was made from, to say which ones a model missed.
+    public var keywordNames: [String]
     /// Where each negative clip lies, and its name, to say which audio caused a false alarm.
     public var negativeClips: [(range: Range<Int>, name: String)]
     public let sampleRate: Int
@@ -21,8 +23,8 @@ public struct EvaluationStream: Sendable {
     /// Speech level of every clip, dB relative to full scale.
     public static let speechLevel: Float = -26
 
-    /// `negativeNames` (optional, one per negative clip) label the clips in `negativeClips`.
-    public init(positives: [[Float]], negatives: [[Float]], negativeNames: [String] = [], noise: [[Float]], snr: Float?,
+    /// `positiveNames` and `negativeNames` (optional, one per clip) label `keywordNames` and `negativeClips`.
+    public init(positives: [[Float]], positiveNames: [String] = [], negatives: [[Float]], negativeNames: [String] = [], noise: [[Float]], snr: Float?,
                 seed: UInt64, sampleRate: Int = 16_000) {
         self.sampleRate = sampleRate
         var rng = SeededRandom(seed: seed)
@@ -36,13 +38,17 @@ public struct EvaluationStream: Sendable {
         let pause = { (seconds: ClosedRange<Double>) -> [Float] in
             [Float](repeating: 0, count: Int(Double.random(in: seconds, using: &rng) * Double(sampleRate)))
         }
-        let names = negativeNames.count == negatives.count ? negativeNames : negatives.indices.map { "negative clip \($0 + 1)" }
+        func labels(_ names: [String], of clips: [[Float]], _ kind: String) -> [String] {
+            names.count == clips.count ? names : clips.indices.map { "\(kind) clip \($0 + 1)" }
+        }
+        let names = labels(negativeNames, of: negatives, "negative")
         var negativeQueue = Array(zip(negatives, names)).shuffled(using: &rng)
         var clips: [(range: Range<Int>, name: String)] = []
         let negativeSamples = negatives.reduce(0) { $0 + $1.count }
         let perGap = positives.isEmpty ? negativeSamples : negativeSamples / (positives.count + 1)
         var stream: [Float] = []
         var ranges: [Range<Int>] = []
+        var keywordNames: [String] = []
         func appendNegatives(upTo target: Int) {
             let goal = target == .max ? .max : stream.count + target
             while stream.count < goal, !negativeQueue.isEmpty {
@@ -51,12 +57,13 @@ public struct EvaluationStream: Sendable {
                 stream += levelled(clip) + pause(0.3...1.5)
             }
         }
-        for clip in positives.shuffled(using: &rng) {
+        for (clip, name) in zip(positives, labels(positiveNames, of: positives, "keyword")).shuffled(using: &rng) {
             appendNegatives(upTo: perGap)
             stream += pause(0.5...1.5)
             let start = stream.count
             stream += levelled(clip)
             ranges.append(start..<stream.count)
+            keywordNames.append(name)
             stream += pause(0.7...1.5)
         }
         appendNegatives(upTo: Int.max)
@@ -68,6 +75,7 @@ public struct EvaluationStream: Sendable {
         }
         samples = stream
         keywordRanges = ranges
+        self.keywordNames = keywordNames
         negativeClips = clips
     }
 }
@@ -82,6 +90,8 @@ public struct OperatingPoint: Sendable, Hashable {
     public var negativeHours: Double
     /// When each false alarm happened, in seconds from the start of the stream.
     public var falseAlarmTimes: [Double]
+    /// Which keyword ranges (indices into the stream's `keywordRanges`) no detection heard.
+    public var missedKeywords: [Int]
 
     public var missRate: Double { keywords == 0 ? 0 : Double(misses) / Double(keywords) }
     public var falseAlarmsPerHour: Double { negativeHours > 0 ? Double(falseAlarms) / negativeHours : 0 }
@@ -136,9 +146,10 @@ public enum Evaluation {
                 falseAlarms.append(detection.time)
             }
         }
+        let missed = stream.keywordRanges.indices.filter { !heard.contains($0) }
         return OperatingPoint(sensitivity: sensitivity, threshold: threshold, keywords: stream.keywordRanges.count,
-                              misses: stream.keywordRanges.count - heard.count, falseAlarms: falseAlarms.count,
-                              negativeHours: stream.negativeDuration / 3600, falseAlarmTimes: falseAlarms)
+                              misses: missed.count, falseAlarms: falseAlarms.count,
+                              negativeHours: stream.negativeDuration / 3600, falseAlarmTimes: falseAlarms, missedKeywords: missed)
     }
 
     /// The negative clip playing at `time` (or the pause after it), for reporting false alarms.
