@@ -42,6 +42,9 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "Most epochs (early stopping may end sooner).")
     var epochs = 24
 
+    @Option(help: "Stop after this many epochs without a better validation score (raise it when the validation part has few keyword clips, and its score is noisy).")
+    var patience = 6
+
     @Option(help: "Channels in every convolution (model size).")
     var channels = 48
 
@@ -73,6 +76,7 @@ struct TrainCommand: ParsableCommand {
         options.falseAlarmFolders = falseAlarms
         options.seed = seed
         options.epochs = epochs
+        options.patience = patience
         options.channels = channels
         options.dropout = dropout
         options.positiveVariants = positiveVariants

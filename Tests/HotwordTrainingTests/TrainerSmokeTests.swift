@@ -18,10 +18,9 @@ enum Espeak {
 }
 
 @Suite struct TrainerSmokeTests {
-    /// A tiny model on a few synthetic clips: the loss falls and it hears its own phrase.
-    @Test func lossFallsAndTheModelDetectsItsTrainingPhrase() throws {
-        let folder = try TestPaths.temporaryDirectory("trainer-smoke")
-        defer { try? FileManager.default.removeItem(at: folder) }
+    /// Six espeak-ng voices saying "hey susi" and six saying other sentences, and options for a
+    /// tiny model that trains on them in seconds.
+    static func tinyTraining(in folder: URL) throws -> TrainingOptions {
         let positives = folder.appendingPathComponent("positives"), negatives = folder.appendingPathComponent("negatives")
         try FileManager.default.createDirectory(at: positives, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: negatives, withIntermediateDirectories: true)
@@ -33,7 +32,6 @@ enum Espeak {
                               "seven eight nine", "hello there", "what a lovely day"].enumerated() {
             try Espeak.speak(text, voice: voices[index], rate: 160, to: negatives.appendingPathComponent("\(index).wav").path)
         }
-
         var options = TrainingOptions(keyword: "hey susi", positiveFolders: [positives.path], negativeFolders: [negatives.path])
         options.split = DataSplit(validationFraction: 0, testFraction: 0)
         options.epochs = 6
@@ -46,6 +44,15 @@ enum Espeak {
         options.learningRate = 5e-3
         options.augmentation.noiseProbability = 0
         options.augmentation.reverbProbability = 0
+        return options
+    }
+
+    /// A tiny model on a few synthetic clips: the loss falls and it hears its own phrase.
+    @Test func lossFallsAndTheModelDetectsItsTrainingPhrase() throws {
+        let folder = try TestPaths.temporaryDirectory("trainer-smoke")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var options = try Self.tinyTraining(in: folder)
+        let positives = URL(fileURLWithPath: options.positiveFolders[0])
         var epochs: [EpochReport] = []
         let model = try Trainer(options: options) { if case .epoch(let report) = $0 { epochs.append(report) } }.train()
 
@@ -60,6 +67,29 @@ enum Espeak {
         let found = detector.process(silence + clip + silence).detections
         #expect(!found.isEmpty, "the model should hear its own training phrase")
         #expect(found.allSatisfy { $0.keyword == "hey susi" })
+    }
+
+    /// Early stopping: training ends `patience` epochs after the last better validation score.
+    @Test func trainingStopsPatienceEpochsAfterTheBestScore() throws {
+        let folder = try TestPaths.temporaryDirectory("trainer-patience")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var options = try Self.tinyTraining(in: folder)
+        options.split = DataSplit(validationFraction: 0.4, testFraction: 0)
+        options.epochs = 8
+        options.patience = 1
+        options.epochsPerPool = 8
+        var epochs: [EpochReport] = [], statuses: [String] = []
+        _ = try Trainer(options: options) {
+            switch $0 {
+            case .epoch(let report): epochs.append(report)
+            case .status(let text): statuses.append(text)
+            case .batch: break
+            }
+        }.train()
+
+        let lastBetter = try #require(epochs.lastIndex { $0.improved })
+        #expect(epochs.count == min(options.epochs, lastBetter + 1 + options.patience), "\(epochs.map(\.improved))")
+        #expect(epochs.count == options.epochs || statuses.contains("no improvement for 1 epochs: stopping early"), "\(statuses)")
     }
 
     /// `--balance-positives`: a folder of one clip is drawn as often as a folder of four.
@@ -98,6 +128,9 @@ enum Espeak {
         options.epochs = 0
         #expect { try Trainer(options: options) } throws: { "\($0)" == "--epochs 0 is invalid: expected at least 1" }
         options.epochs = 1
+        options.patience = 0
+        #expect { try Trainer(options: options) } throws: { "\($0)" == "--patience 0 is invalid: expected at least 1" }
+        options.patience = 6
         #expect { try Trainer(options: options).train() } throws: { "\($0)" == "/nonexistent/keyword: no such file or folder" }
     }
 }

@@ -63,6 +63,7 @@ public struct TrainingOptions: Sendable {
         }
         try check(!keyword.trimmingCharacters(in: .whitespaces).isEmpty, "--keyword", "''", "a name")
         try check(epochs >= 1, "--epochs", epochs, "at least 1")
+        try check(patience >= 1, "--patience", patience, "at least 1")
         try check(batchSize >= 2, "--batch-size", batchSize, "at least 2")
         try check(learningRate > 0 && learningRate < 1, "--learning-rate", learningRate, "in (0, 1)")
         try check(channels >= 4 && channels <= 512, "--channels", channels, "4 to 512")
