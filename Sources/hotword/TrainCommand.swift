@@ -45,6 +45,9 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "Stop after this many epochs without a better validation score (raise it when the validation part has few keyword clips, and its score is noisy).")
     var patience = 6
 
+    @Option(help: "Validate and keep a moving average of the weights over about this many epochs (0: the weights as the optimiser leaves them). Steadier early stopping.")
+    var averageEpochs: Double = 0
+
     @Option(help: "Channels in every convolution (model size).")
     var channels = 48
 
@@ -77,6 +80,7 @@ struct TrainCommand: ParsableCommand {
         options.seed = seed
         options.epochs = epochs
         options.patience = patience
+        options.averageEpochs = averageEpochs
         options.channels = channels
         options.dropout = dropout
         options.positiveVariants = positiveVariants

@@ -51,7 +51,7 @@ enum Espeak {
     @Test func lossFallsAndTheModelDetectsItsTrainingPhrase() throws {
         let folder = try TestPaths.temporaryDirectory("trainer-smoke")
         defer { try? FileManager.default.removeItem(at: folder) }
-        var options = try Self.tinyTraining(in: folder)
+        let options = try Self.tinyTraining(in: folder)
         let positives = URL(fileURLWithPath: options.positiveFolders[0])
         var epochs: [EpochReport] = []
         let model = try Trainer(options: options) { if case .epoch(let report) = $0 { epochs.append(report) } }.train()
@@ -90,6 +90,31 @@ enum Espeak {
         let lastBetter = try #require(epochs.lastIndex { $0.improved })
         #expect(epochs.count == min(options.epochs, lastBetter + 1 + options.patience), "\(epochs.map(\.improved))")
         #expect(epochs.count == options.epochs || statuses.contains("no improvement for 1 epochs: stopping early"), "\(statuses)")
+    }
+
+    /// `--average-epochs`: validation scores the averaged weights, and the model keeps them.
+    @Test func averagedWeightsAreValidatedAndKept() throws {
+        let folder = try TestPaths.temporaryDirectory("trainer-average")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var options = try Self.tinyTraining(in: folder)
+        options.epochs = 3
+        options.epochsPerPool = 3
+        func trained(averageEpochs: Double) throws -> (model: KeywordModel, epochs: [EpochReport]) {
+            options.averageEpochs = averageEpochs
+            var epochs: [EpochReport] = []
+            let model = try Trainer(options: options) { if case .epoch(let report) = $0 { epochs.append(report) } }.train()
+            return (model, epochs)
+        }
+        let plain = try trained(averageEpochs: 0), averaged = try trained(averageEpochs: 1)
+
+        // The same seed draws the same pools and steps: only what is validated and kept differs.
+        #expect(averaged.epochs.map(\.trainingLoss) == plain.epochs.map(\.trainingLoss))
+        #expect(averaged.epochs.map(\.validationLoss) != plain.epochs.map(\.validationLoss))
+        #expect(averaged.model.layers != plain.model.layers)
+        #expect(averaged.epochs.last!.validationLoss < averaged.epochs.first!.validationLoss * 0.9,
+                "validation losses \(averaged.epochs.map(\.validationLoss))")
+        options.averageEpochs = -1
+        #expect { try Trainer(options: options) } throws: { "\($0)" == "--average-epochs -1.0 is invalid: expected 0 or more" }
     }
 
     /// `--balance-positives`: a folder of one clip is drawn as often as a folder of four.

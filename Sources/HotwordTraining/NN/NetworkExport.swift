@@ -96,5 +96,11 @@ extension Network {
         }
     }
 
+    /// Every buffer that `state` captures, with its length: what `WeightAverage` averages.
+    var averagedBuffers: [(buffer: FloatBuffer, count: Int)] {
+        parameters.map { ($0.values, $0.count) }
+            + batchNorms.flatMap { [($0.runningMean, $0.channels), ($0.runningVariance, $0.channels)] }
+    }
+
     private var batchNorms: [BatchNormOperation] { blocks.compactMap(\.batchNorm) }
 }

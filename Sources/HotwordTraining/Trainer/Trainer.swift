@@ -55,6 +55,7 @@ public final class Trainer {
             optimizer.configuration.learningRate = learningRate
             var pool = ExamplePool(frames: frames, width: options.frontend.featureCount)
             var sinceImprovement = 0
+            let average = options.averageEpochs > 0 ? WeightAverage(of: network) : nil
             for local in 0..<count {
                 epoch += 1
                 if local % options.epochsPerPool == 0 {
@@ -64,12 +65,16 @@ public final class Trainer {
                     pool.balanceClasses()
                     report(.status("pool: \(pool.positives) keyword windows, \(pool.count - pool.positives) others (\(hardNegatives.count) hard)"))
                 }
-                let loss = try trainEpoch(network, optimizer: optimizer, pool: pool, epoch: epoch)
-                var result = try evaluate(network, on: validation, epoch: epoch, trainingLoss: loss)
+                let loss = try trainEpoch(network, optimizer: optimizer, pool: pool, epoch: epoch, average: average)
+                // With averaging, validation scores (and training keeps) the averaged weights.
+                func validate() throws -> (EpochReport, NetworkState) {
+                    (try evaluate(network, on: validation, epoch: epoch, trainingLoss: loss), network.state)
+                }
+                var (result, state) = try average.map { try $0.whileApplied(validate) } ?? validate()
                 let score = result.missRateAtLowFalseAlarms + Double(result.validationLoss) * 1e-3
                 result.improved = best == nil || score < best!.score
                 if result.improved {
-                    best = (network.state, score)
+                    best = (state, score)
                     sinceImprovement = 0
                 } else {
                     sinceImprovement += 1
@@ -100,17 +105,19 @@ public final class Trainer {
     /// pool, such as a personal model's, is cut into smaller batches rather than into too few.
     static let minimumStepsPerEpoch = 20
 
-    private func trainEpoch(_ network: Network, optimizer: Adam, pool: ExamplePool, epoch: Int) throws -> Float {
+    private func trainEpoch(_ network: Network, optimizer: Adam, pool: ExamplePool, epoch: Int, average: WeightAverage?) throws -> Float {
         var rng = SeededRandom.derived(seed: options.seed, stream: 1_000_000 + UInt64(epoch))
         let order = Array(0..<pool.count).shuffled(using: &rng)
         let batchSize = min(options.batchSize, max(16, pool.count / Self.minimumStepsPerEpoch))
         let batches = (order.count + batchSize - 1) / batchSize
+        let averageDecay = WeightAverage.decay(epochs: options.averageEpochs, stepsPerEpoch: batches)
         var totalLoss: Float = 0
         for b in 0..<batches {
             let indices = order[(b * batchSize)..<min(order.count, (b + 1) * batchSize)]
             guard indices.count >= 2 else { continue }  // batch norm needs two windows
             let batch = pool.batch(indices)
             let loss = try network.trainStep(batch.windows, targets: .binary(batch.labels), weights: batch.weights, optimizer: optimizer)
+            average?.update(decay: averageDecay)
             totalLoss += loss
             if b % 20 == 0 || b == batches - 1 { report(.batch(epoch: epoch, done: b + 1, total: batches, loss: totalLoss / Float(b + 1))) }
         }

@@ -28,6 +28,9 @@ public struct TrainingOptions: Sendable {
     public var epochs = 24
     /// Stop when the validation score has not improved for this many epochs.
     public var patience = 6
+    /// Time constant, in epochs, of the moving average of the weights that validation scores and
+    /// training keeps (`WeightAverage`); 0 keeps the optimiser's weights as they are.
+    public var averageEpochs: Double = 0
     public var batchSize = 64
     public var learningRate: Float = 2e-3
     /// Width of the network (channels of every convolution).
@@ -64,6 +67,7 @@ public struct TrainingOptions: Sendable {
         try check(!keyword.trimmingCharacters(in: .whitespaces).isEmpty, "--keyword", "''", "a name")
         try check(epochs >= 1, "--epochs", epochs, "at least 1")
         try check(patience >= 1, "--patience", patience, "at least 1")
+        try check(averageEpochs >= 0 && averageEpochs.isFinite, "--average-epochs", averageEpochs, "0 or more")
         try check(batchSize >= 2, "--batch-size", batchSize, "at least 2")
         try check(learningRate > 0 && learningRate < 1, "--learning-rate", learningRate, "in (0, 1)")
         try check(channels >= 4 && channels <= 512, "--channels", channels, "4 to 512")
