@@ -25,7 +25,11 @@ struct EvaluationDataOptions: ParsableArguments {
     @Option(help: "Seed of the stream's order and pauses.")
     var seed: UInt64 = 1
 
+    @Option(help: "Times every clip is heard, each pass in its own order, pauses and stretch of noise; figures pool all passes (steadier: where a clip lands in the noise moves them a lot).")
+    var passes = 1
+
     func stream() throws -> EvaluationStream {
+        guard passes >= 1 else { throw ValidationError("--passes \(passes): expected at least 1") }
         let parts: Set<DataSplit.Part>
         if part == "all" {
             parts = Set(DataSplit.Part.allCases)
@@ -48,7 +52,7 @@ struct EvaluationDataOptions: ParsableArguments {
         let positiveBank = try load(positives, split: true)
         return EvaluationStream(positives: positiveBank.clips, positiveNames: positiveBank.paths, negatives: negativeBank.clips,
                                 negativeNames: negativeBank.paths, noise: try load(noise, split: false).clips,
-                                snr: noise.isEmpty ? nil : snr, seed: seed)
+                                snr: noise.isEmpty ? nil : snr, seed: seed, passes: passes)
     }
 }
 
@@ -105,7 +109,8 @@ struct EvalCommand: ParsableCommand {
                 + "\"miss_rate_at_1_fa_per_hour\":\(atOne.map { "\($0.missRate)" } ?? "null"),\"miss_rate_at_0.1_fa_per_hour\":\(atTenth.map { "\($0.missRate)" } ?? "null"),"
                 + "\"points\":[\(rows.joined(separator: ","))]}")
         } else {
-            print("\(keywordModel.keywords[0]): \(stream.keywordRanges.count) keywords in \(format(stream.duration / 60, 1)) min of audio (\(format(stream.negativeDuration / 3600, 3)) h without the keyword)\(data.noise.isEmpty ? "" : ", noise at \(format(Double(data.snr), 0)) dB SNR")")
+            let heard = data.passes > 1 ? " (\(stream.keywordRanges.count / data.passes) clips × \(data.passes) passes)" : ""
+            print("\(keywordModel.keywords[0]): \(stream.keywordRanges.count) keywords\(heard) in \(format(stream.duration / 60, 1)) min of audio (\(format(stream.negativeDuration / 3600, 3)) h without the keyword)\(data.noise.isEmpty ? "" : ", noise at \(format(Double(data.snr), 0)) dB SNR")")
             print("sensitivity  threshold  miss rate  false alarms/h")
             for point in points {
                 print("\(format(Double(point.sensitivity), 2).padding(13))\(format(Double(point.threshold), 4).padding(11))\((format(point.missRate * 100, 1) + " %").padding(11))\(format(point.falseAlarmsPerHour, 2)) (\(point.falseAlarms))")

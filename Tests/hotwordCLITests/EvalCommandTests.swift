@@ -57,6 +57,29 @@ import Testing
         #expect(points.count == 21 && points.allSatisfy { ($0["false_alarms_per_hour"] as! Double) > 100 })
     }
 
+    /// `--passes 3`: every clip heard three times, three times the speech without the keyword,
+    /// the same false alarms per hour.
+    @Test func passesPoolEveryClipHeardSeveralTimes() async throws {
+        func measured(passes: Int) async throws -> [String: Any] {
+            let result = try await HotwordBinary.run(["eval", "--model", modelPath, "--positives", positives, "--negatives", negatives,
+                                                      "--negatives", keywordsAsNegatives, "--part", "all", "--passes", "\(passes)", "--json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
+        }
+        let one = try await measured(passes: 1), three = try await measured(passes: 3)
+        #expect(one["keywords"] as? Int == 8 && three["keywords"] as? Int == 24, "\(three)")
+        let hours = (one["negative_hours"] as! Double, three["negative_hours"] as! Double)
+        #expect(hours.1 > 2.7 * hours.0 && hours.1 < 3.3 * hours.0, "\(hours)")
+        let rate = { (object: [String: Any]) in ((object["points"] as! [[String: Any]])[10]["false_alarms_per_hour"] as! Double) }
+        #expect(abs(rate(three) / rate(one) - 1) < 0.1, "20 keyword tones among the negatives in each pass: \(rate(one)), \(rate(three))")
+
+        let table = try await HotwordBinary.run(["eval", "--model", modelPath, "--positives", positives, "--negatives", negatives,
+                                                 "--part", "all", "--passes", "2"])
+        #expect(table.stdout.hasPrefix("beep: 16 keywords (8 clips × 2 passes) in "), "\(table.stdout)")
+        let invalid = try await HotwordBinary.run(["eval", "--model", modelPath, "--negatives", negatives, "--passes", "0"])
+        #expect(invalid.status != 0 && invalid.stderr.contains("--passes 0: expected at least 1"), "\(invalid.stderr)")
+    }
+
     @Test func listsTheClipsBehindMissesAndFalseAlarms() async throws {
         // Keyword clips of the wrong tone are missed; keyword tones among the negatives wake it.
         let mixedPositives = folder.appendingPathComponent("mixed-positives")

@@ -23,60 +23,97 @@ public struct EvaluationStream: Sendable {
     /// Speech level of every clip, dB relative to full scale.
     public static let speechLevel: Float = -26
 
-    /// `positiveNames` and `negativeNames` (optional, one per clip) label `keywordNames` and `negativeClips`.
+    /// `positiveNames` and `negativeNames` (optional, one per clip) label `keywordNames` and
+    /// `negativeClips`. With several `passes` every clip is heard that many times, each pass in its
+    /// own order, pauses and stretch of noise: where a clip lands in the noise moves a model's
+    /// figures by more than a recipe change does, so they are worth pooling over passes.
     public init(positives: [[Float]], positiveNames: [String] = [], negatives: [[Float]], negativeNames: [String] = [], noise: [[Float]], snr: Float?,
-                seed: UInt64, sampleRate: Int = 16_000) {
+                seed: UInt64, passes: Int = 1, sampleRate: Int = 16_000) {
         self.sampleRate = sampleRate
-        var rng = SeededRandom(seed: seed)
-        func levelled(_ clip: [Float]) -> [Float] {
-            let bounds = SpeechBounds.find(in: clip).map { $0.start..<$0.end } ?? clip.indices
-            let level = Mixing.rms(clip[bounds])
-            guard level > 1e-7 else { return clip }
-            let gain = pow(10, Self.speechLevel / 20) / level
-            return clip.map { max(-1, min(1, $0 * gain)) }
-        }
-        let pause = { (seconds: ClosedRange<Double>) -> [Float] in
-            [Float](repeating: 0, count: Int(Double.random(in: seconds, using: &rng) * Double(sampleRate)))
-        }
         func labels(_ names: [String], of clips: [[Float]], _ kind: String) -> [String] {
             names.count == clips.count ? names : clips.indices.map { "\(kind) clip \($0 + 1)" }
         }
-        let names = labels(negativeNames, of: negatives, "negative")
-        var negativeQueue = Array(zip(negatives, names)).shuffled(using: &rng)
-        var clips: [(range: Range<Int>, name: String)] = []
-        let negativeSamples = negatives.reduce(0) { $0 + $1.count }
-        let perGap = positives.isEmpty ? negativeSamples : negativeSamples / (positives.count + 1)
+        var builder = Builder(
+            keywords: Array(zip(positives.map(Self.levelled), labels(positiveNames, of: positives, "keyword"))),
+            negatives: Array(zip(negatives.map(Self.levelled), labels(negativeNames, of: negatives, "negative"))),
+            noise: noise.map { Mixing.normalise($0, toRMS: 1) }, snr: snr, seed: seed, sampleRate: sampleRate)
+        for _ in 0..<max(passes, 1) { builder.appendPass() }
+        samples = builder.stream
+        keywordRanges = builder.keywordRanges
+        keywordNames = builder.keywordNames
+        negativeClips = builder.negativeClips
+    }
+
+    /// `clip` scaled so that its speech is at `speechLevel`.
+    private static func levelled(_ clip: [Float]) -> [Float] {
+        let bounds = SpeechBounds.find(in: clip).map { $0.start..<$0.end } ?? clip.indices
+        let level = Mixing.rms(clip[bounds])
+        guard level > 1e-7 else { return clip }
+        let gain = pow(10, speechLevel / 20) / level
+        return clip.map { max(-1, min(1, $0 * gain)) }
+    }
+
+    /// Lays out the passes one after another, from one random sequence.
+    private struct Builder {
+        let keywords: [(clip: [Float], name: String)]
+        let negatives: [(clip: [Float], name: String)]
+        let noise: [[Float]]
+        let snr: Float?
+        let sampleRate: Int
+        var rng: SeededRandom
         var stream: [Float] = []
-        var ranges: [Range<Int>] = []
+        var keywordRanges: [Range<Int>] = []
         var keywordNames: [String] = []
-        func appendNegatives(upTo target: Int) {
-            let goal = target == .max ? .max : stream.count + target
-            while stream.count < goal, !negativeQueue.isEmpty {
-                let (clip, name) = negativeQueue.removeFirst()
-                clips.append((stream.count..<(stream.count + clip.count), name))
-                stream += levelled(clip) + pause(0.3...1.5)
+        var negativeClips: [(range: Range<Int>, name: String)] = []
+
+        init(keywords: [([Float], String)], negatives: [([Float], String)], noise: [[Float]], snr: Float?, seed: UInt64, sampleRate: Int) {
+            self.keywords = keywords.map { (clip: $0.0, name: $0.1) }
+            self.negatives = negatives.map { (clip: $0.0, name: $0.1) }
+            self.noise = noise
+            self.snr = snr
+            self.sampleRate = sampleRate
+            rng = SeededRandom(seed: seed)
+        }
+
+        /// Every keyword clip once, spread evenly through every negative clip once, then noise.
+        mutating func appendPass() {
+            let passStart = stream.count
+            var negativeQueue = negatives.shuffled(using: &rng)[...]
+            let negativeSamples = negatives.reduce(0) { $0 + $1.clip.count }
+            let perGap = keywords.isEmpty ? negativeSamples : negativeSamples / (keywords.count + 1)
+            func appendNegatives(upTo target: Int) {
+                let goal = target == .max ? .max : stream.count + target
+                while stream.count < goal, let (clip, name) = negativeQueue.popFirst() {
+                    negativeClips.append((stream.count..<(stream.count + clip.count), name))
+                    stream += clip
+                    appendPause(0.3...1.5)
+                }
+            }
+            for (clip, name) in keywords.shuffled(using: &rng) {
+                appendNegatives(upTo: perGap)
+                appendPause(0.5...1.5)
+                keywordRanges.append(stream.count..<(stream.count + clip.count))
+                keywordNames.append(name)
+                stream += clip
+                appendPause(0.7...1.5)
+            }
+            appendNegatives(upTo: .max)
+            if let snr, !noise.isEmpty { addNoise(from: passStart, snr: snr) }
+        }
+
+        private mutating func appendPause(_ seconds: ClosedRange<Double>) {
+            stream += [Float](repeating: 0, count: Int(Double.random(in: seconds, using: &rng) * Double(sampleRate)))
+        }
+
+        /// The noise recordings in a fresh order, looped from a random point, at `snr` below the speech level.
+        private mutating func addNoise(from start: Int, snr: Float) {
+            let noiseBed = noise.shuffled(using: &rng).reduce(into: [Float]()) { $0 += $1 }
+            let scale = pow(10, (EvaluationStream.speechLevel - snr) / 20)
+            let offset = Int.random(in: 0..<max(noiseBed.count, 1), using: &rng)
+            for i in start..<stream.count {
+                stream[i] = max(-1, min(1, stream[i] + scale * noiseBed[(offset + i - start) % noiseBed.count]))
             }
         }
-        for (clip, name) in zip(positives, labels(positiveNames, of: positives, "keyword")).shuffled(using: &rng) {
-            appendNegatives(upTo: perGap)
-            stream += pause(0.5...1.5)
-            let start = stream.count
-            stream += levelled(clip)
-            ranges.append(start..<stream.count)
-            keywordNames.append(name)
-            stream += pause(0.7...1.5)
-        }
-        appendNegatives(upTo: Int.max)
-        if let snr, !noise.isEmpty {
-            let noiseBed = noise.map { Mixing.normalise($0, toRMS: 1) }.shuffled(using: &rng).reduce(into: [Float]()) { $0 += $1 }
-            let scale = pow(10, (Self.speechLevel - snr) / 20)
-            let offset = Int.random(in: 0..<max(noiseBed.count, 1), using: &rng)
-            for i in stream.indices { stream[i] = max(-1, min(1, stream[i] + scale * noiseBed[(offset + i) % noiseBed.count])) }
-        }
-        samples = stream
-        keywordRanges = ranges
-        self.keywordNames = keywordNames
-        negativeClips = clips
     }
 }
 
