@@ -109,7 +109,8 @@ struct EvalCommand: ParsableCommand {
                 + "\"miss_rate_at_1_fa_per_hour\":\(atOne.map { "\($0.missRate)" } ?? "null"),\"miss_rate_at_0.1_fa_per_hour\":\(atTenth.map { "\($0.missRate)" } ?? "null"),"
                 + "\"points\":[\(rows.joined(separator: ","))]}")
         } else {
-            let heard = data.passes > 1 ? " (\(stream.keywordRanges.count / data.passes) clips × \(data.passes) passes)" : ""
+            let clips = stream.keywordRanges.count / data.passes
+            let heard = data.passes == 1 ? "" : clips > 0 ? " (\(clips) clips × \(data.passes) passes)" : " (\(data.passes) passes)"
             print("\(keywordModel.keywords[0]): \(stream.keywordRanges.count) keywords\(heard) in \(format(stream.duration / 60, 1)) min of audio (\(format(stream.negativeDuration / 3600, 3)) h without the keyword)\(data.noise.isEmpty ? "" : ", noise at \(format(Double(data.snr), 0)) dB SNR")")
             print("sensitivity  threshold  miss rate  false alarms/h")
             for point in points {

@@ -66,6 +66,9 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "Rounds of hard-negative mining after training.")
     var hardNegativeRounds = 1
 
+    @Option(help: "Passes over the negative audio in each hard-negative round, each with fresh noise and rooms (a word may fire in one noise and not another).")
+    var miningPasses = 1
+
     @Option(help: "Worker threads.")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
@@ -87,6 +90,7 @@ struct TrainCommand: ParsableCommand {
         options.balancePositiveFolders = balancePositives
         options.negativeWindows = negativeWindows
         options.hardNegativeRounds = hardNegativeRounds
+        options.miningPasses = miningPasses
         options.threads = threads
         options.command = (["hotword"] + CommandLine.arguments.dropFirst()).map(shellQuoted).joined(separator: " ")
         let bar = ProgressBar()

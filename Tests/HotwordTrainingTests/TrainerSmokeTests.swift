@@ -117,6 +117,31 @@ enum Espeak {
         #expect { try Trainer(options: options) } throws: { "\($0)" == "--average-epochs -1.0 is invalid: expected 0 or more" }
     }
 
+    /// `--mining-passes`: each pass hears the negatives in fresh noise and adds what fired there
+    /// to what the first pass found.
+    @Test func moreMiningPassesFindMoreHardNegatives() throws {
+        let folder = try TestPaths.temporaryDirectory("trainer-mining")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var options = try Self.tinyTraining(in: folder)
+        options.epochs = 1
+        options.epochsPerPool = 1
+        options.hardNegativeRounds = 1
+        options.positiveVariants = 2
+        options.augmentation = AugmentationSettings()
+        func found(passes: Int) throws -> Int {
+            options.miningPasses = passes
+            var statuses: [String] = []
+            _ = try Trainer(options: options) { if case .status(let text) = $0 { statuses.append(text) } }.train()
+            let line = try #require(statuses.first { $0.hasPrefix("hard negatives, round 1: ") }, "\(statuses)")
+            return try #require(Int(line.split(separator: " ")[4]), "\(line)")
+        }
+        let one = try found(passes: 1), three = try found(passes: 3)
+        #expect(one > 0, "a model trained for one epoch fires somewhere")
+        #expect(three > one, "one pass: \(one) windows, three: \(three)")
+        options.miningPasses = 0
+        #expect { try Trainer(options: options) } throws: { "\($0)" == "--mining-passes 0 is invalid: expected at least 1" }
+    }
+
     /// `--balance-positives`: a folder of one clip is drawn as often as a folder of four.
     @Test func balancedPositiveFoldersAreDrawnAlike() throws {
         #expect(FolderBalance.repeats(clipCounts: [221, 1166]) == [5, 1])

@@ -92,13 +92,22 @@ struct ExampleFactory {
         return pool
     }
 
-    /// Runs the model over the training negatives as the daemon would and returns the windows
-    /// ending where it fired: the negatives it finds hardest.
+    /// Runs the model over the training negatives as the daemon would, `miningPasses` times with
+    /// fresh augmentation, and returns the windows ending where it fired: the negatives it finds
+    /// hardest. A word fires in some noises and not in others, so one pass finds only some of them.
     func hardNegatives(for model: KeywordModel, round: Int) throws -> ExamplePool {
+        var out = ExamplePool(frames: frames, width: width)
+        for pass in 0..<options.miningPasses {
+            try out.append(contentsOf: hardNegatives(for: model, randomStream: UInt64(round) &+ UInt64(pass) &* 1_000))
+        }
+        return out
+    }
+
+    private func hardNegatives(for model: KeywordModel, randomStream: UInt64) throws -> ExamplePool {
         let stream = data.streams[.train] ?? []
         var out = ExamplePool(frames: frames, width: width)
         guard !stream.isEmpty else { return out }
-        var rng = SeededRandom.derived(seed: options.seed &+ 0xBAD, stream: UInt64(round))
+        var rng = SeededRandom.derived(seed: options.seed &+ 0xBAD, stream: randomStream)
         let augmenter = try Augmenter(settings: options.augmentation, sources: data.sources, frontend: options.frontend, frames: frames)
         let segmentLength = 60 * options.frontend.sampleRate
         let threshold: Float = 0.3

@@ -45,6 +45,8 @@ public struct TrainingOptions: Sendable {
     public var epochsPerPool = 3
     /// Rounds of: score the negative audio, add the false alarms as hard negatives, fine-tune.
     public var hardNegativeRounds = 1
+    /// Passes over the negative audio, each with fresh augmentation, in every hard-negative round.
+    public var miningPasses = 1
     public var augmentation = AugmentationSettings()
     public var frontend = FrontendConfig()
     public var threads = ProcessInfo.processInfo.activeProcessorCount
@@ -75,6 +77,7 @@ public struct TrainingOptions: Sendable {
         try check(positiveVariants >= 1, "--positive-variants", positiveVariants, "at least 1")
         try check(negativeWindows >= 10, "--negative-windows", negativeWindows, "at least 10")
         try check(epochsPerPool >= 1, "--epochs-per-pool", epochsPerPool, "at least 1")
+        try check(miningPasses >= 1, "--mining-passes", miningPasses, "at least 1")
         try check(threads >= 1, "--threads", threads, "at least 1")
         try check(personalShare > 0 && personalShare < 1, "personal share", personalShare, "between 0 and 1")
         try check((0..<1).contains(split.validationFraction + split.testFraction), "split", split.summary, "fractions summing below 1")
