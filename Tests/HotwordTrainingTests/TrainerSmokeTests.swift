@@ -17,7 +17,13 @@ enum Espeak {
     }
 }
 
-@Suite struct TrainerSmokeTests {
+@Suite final class TrainerSmokeTests {
+    /// A fresh folder for each test's clips, removed after it.
+    let folder: URL
+
+    init() throws { folder = try TestPaths.temporaryDirectory("trainer") }
+    deinit { try? FileManager.default.removeItem(at: folder) }
+
     /// Six espeak-ng voices saying "hey susi" and six saying other sentences, and options for a
     /// tiny model that trains on them in seconds.
     static func tinyTraining(in folder: URL) throws -> TrainingOptions {
@@ -47,14 +53,24 @@ enum Espeak {
         return options
     }
 
+    /// Trains with `options`, keeping what the trainer reported.
+    static func train(_ options: TrainingOptions) throws -> (model: KeywordModel, epochs: [EpochReport], statuses: [String]) {
+        var epochs: [EpochReport] = [], statuses: [String] = []
+        let model = try Trainer(options: options) {
+            switch $0 {
+            case .epoch(let report): epochs.append(report)
+            case .status(let text): statuses.append(text)
+            case .batch: break
+            }
+        }.train()
+        return (model, epochs, statuses)
+    }
+
     /// A tiny model on a few synthetic clips: the loss falls and it hears its own phrase.
     @Test func lossFallsAndTheModelDetectsItsTrainingPhrase() throws {
-        let folder = try TestPaths.temporaryDirectory("trainer-smoke")
-        defer { try? FileManager.default.removeItem(at: folder) }
         let options = try Self.tinyTraining(in: folder)
         let positives = URL(fileURLWithPath: options.positiveFolders[0])
-        var epochs: [EpochReport] = []
-        let model = try Trainer(options: options) { if case .epoch(let report) = $0 { epochs.append(report) } }.train()
+        let (model, epochs, _) = try Self.train(options)
 
         #expect(epochs.count == 6)
         #expect(epochs.last!.trainingLoss < epochs.first!.trainingLoss * 0.7, "losses \(epochs.map(\.trainingLoss))")
@@ -71,21 +87,12 @@ enum Espeak {
 
     /// Early stopping: training ends `patience` epochs after the last better validation score.
     @Test func trainingStopsPatienceEpochsAfterTheBestScore() throws {
-        let folder = try TestPaths.temporaryDirectory("trainer-patience")
-        defer { try? FileManager.default.removeItem(at: folder) }
         var options = try Self.tinyTraining(in: folder)
         options.split = DataSplit(validationFraction: 0.4, testFraction: 0)
         options.epochs = 8
         options.patience = 1
         options.epochsPerPool = 8
-        var epochs: [EpochReport] = [], statuses: [String] = []
-        _ = try Trainer(options: options) {
-            switch $0 {
-            case .epoch(let report): epochs.append(report)
-            case .status(let text): statuses.append(text)
-            case .batch: break
-            }
-        }.train()
+        let (_, epochs, statuses) = try Self.train(options)
 
         let lastBetter = try #require(epochs.lastIndex { $0.improved })
         #expect(epochs.count == min(options.epochs, lastBetter + 1 + options.patience), "\(epochs.map(\.improved))")
@@ -94,18 +101,12 @@ enum Espeak {
 
     /// `--average-epochs`: validation scores the averaged weights, and the model keeps them.
     @Test func averagedWeightsAreValidatedAndKept() throws {
-        let folder = try TestPaths.temporaryDirectory("trainer-average")
-        defer { try? FileManager.default.removeItem(at: folder) }
         var options = try Self.tinyTraining(in: folder)
         options.epochs = 3
         options.epochsPerPool = 3
-        func trained(averageEpochs: Double) throws -> (model: KeywordModel, epochs: [EpochReport]) {
-            options.averageEpochs = averageEpochs
-            var epochs: [EpochReport] = []
-            let model = try Trainer(options: options) { if case .epoch(let report) = $0 { epochs.append(report) } }.train()
-            return (model, epochs)
-        }
-        let plain = try trained(averageEpochs: 0), averaged = try trained(averageEpochs: 1)
+        let plain = try Self.train(options)
+        options.averageEpochs = 1
+        let averaged = try Self.train(options)
 
         // The same seed draws the same pools and steps: only what is validated and kept differs.
         #expect(averaged.epochs.map(\.trainingLoss) == plain.epochs.map(\.trainingLoss))
@@ -120,8 +121,6 @@ enum Espeak {
     /// `--mining-passes`: each pass hears the negatives in fresh noise and adds what fired there
     /// to what the first pass found.
     @Test func moreMiningPassesFindMoreHardNegatives() throws {
-        let folder = try TestPaths.temporaryDirectory("trainer-mining")
-        defer { try? FileManager.default.removeItem(at: folder) }
         var options = try Self.tinyTraining(in: folder)
         options.epochs = 1
         options.epochsPerPool = 1
@@ -130,8 +129,7 @@ enum Espeak {
         options.augmentation = AugmentationSettings()
         func found(passes: Int) throws -> Int {
             options.miningPasses = passes
-            var statuses: [String] = []
-            _ = try Trainer(options: options) { if case .status(let text) = $0 { statuses.append(text) } }.train()
+            let statuses = try Self.train(options).statuses
             let line = try #require(statuses.first { $0.hasPrefix("hard negatives, round 1: ") }, "\(statuses)")
             return try #require(Int(line.split(separator: " ")[4]), "\(line)")
         }
@@ -148,8 +146,6 @@ enum Espeak {
         #expect(FolderBalance.repeats(clipCounts: [300, 200, 0]) == [1, 2, 0])
         #expect(FolderBalance.repeats(clipCounts: [7]) == [1])
 
-        let folder = try TestPaths.temporaryDirectory("trainer-balance")
-        defer { try? FileManager.default.removeItem(at: folder) }
         let few = folder.appendingPathComponent("few"), many = folder.appendingPathComponent("many"), negatives = folder.appendingPathComponent("negatives")
         for directory in [few, many, negatives] { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
         try Espeak.speak("hey susi", voice: "en+m1", rate: 150, to: few.appendingPathComponent("0.wav").path)
@@ -166,8 +162,7 @@ enum Espeak {
         options.negativeWindows = 40
         options.hardNegativeRounds = 0
         options.balancePositiveFolders = true
-        var statuses: [String] = []
-        _ = try Trainer(options: options) { if case .status(let text) = $0 { statuses.append(text) } }.train()
+        let statuses = try Self.train(options).statuses
 
         #expect(statuses.contains("balanced keyword folders: \(few.path) 1 clips × 4, \(many.path) 4 clips × 1"), "\(statuses)")
         #expect(statuses.contains { $0.hasPrefix("train: 8 keyword clips") }, "\(statuses)")
