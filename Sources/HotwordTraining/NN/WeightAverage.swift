@@ -1,7 +1,7 @@
 /// An exponential moving average of a network's parameters and batch-norm statistics (Polyak
 /// averaging). The weights the optimiser leaves depend on the last few mini-batches; their
-/// average over the last epoch or so scores validation more steadily (so early stopping picks
-/// a truly better epoch, not a lucky one) and generalises better.
+/// average over the last epoch or so does not, so validation scores them more steadily and early
+/// stopping picks a better epoch rather than a lucky one.
 final class WeightAverage {
     private let sources: [FloatBuffer]
     private let counts: [Int]
