@@ -34,9 +34,9 @@ public struct EvaluationStream: Sendable {
             names.count == clips.count ? names : clips.indices.map { "\(kind) clip \($0 + 1)" }
         }
         var builder = Builder(
-            keywords: Array(zip(positives.map(Self.levelled), labels(positiveNames, of: positives, "keyword"))),
-            negatives: Array(zip(negatives.map(Self.levelled), labels(negativeNames, of: negatives, "negative"))),
-            noise: noise.map { Mixing.normalise($0, toRMS: 1) }, snr: snr, seed: seed, sampleRate: sampleRate)
+            keywords: zip(positives.map(Self.levelled), labels(positiveNames, of: positives, "keyword")).map { (clip: $0, name: $1) },
+            negatives: zip(negatives.map(Self.levelled), labels(negativeNames, of: negatives, "negative")).map { (clip: $0, name: $1) },
+            noise: noise.map { Mixing.normalise($0, toRMS: 1) }, snr: snr, sampleRate: sampleRate, rng: SeededRandom(seed: seed))
         for _ in 0..<max(passes, 1) { builder.appendPass() }
         samples = builder.stream
         keywordRanges = builder.keywordRanges
@@ -65,15 +65,6 @@ public struct EvaluationStream: Sendable {
         var keywordRanges: [Range<Int>] = []
         var keywordNames: [String] = []
         var negativeClips: [(range: Range<Int>, name: String)] = []
-
-        init(keywords: [([Float], String)], negatives: [([Float], String)], noise: [[Float]], snr: Float?, seed: UInt64, sampleRate: Int) {
-            self.keywords = keywords.map { (clip: $0.0, name: $0.1) }
-            self.negatives = negatives.map { (clip: $0.0, name: $0.1) }
-            self.noise = noise
-            self.snr = snr
-            self.sampleRate = sampleRate
-            rng = SeededRandom(seed: seed)
-        }
 
         /// Every keyword clip once, spread evenly through every negative clip once, then noise.
         mutating func appendPass() {
