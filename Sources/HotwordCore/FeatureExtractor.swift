@@ -13,13 +13,19 @@ import Foundation
 /// 5. E_m = Σ_j H_m[j]·P_j                                    `melBands` triangular filters between
 ///                                                            `lowFrequency` and `highFrequency`
 ///                                                            on `melScale` (see `MelScale`)
-/// 6. L_m = ln(max(E_m, `logFloor`))
+/// 6. L_m = ln(max(E_m, `logFloor`)), or for `.perChannelEnergy(τ, α, δ, r, ε)` (PCEN) instead:
+///    M_m ← M_m + s·(E_m − M_m), s = 1 − exp(−S / (sampleRate·τ)), M_m starting at the first
+///    frame's E_m; L_m = (E_m / (ε + M_m)^α + δ)^r − δ^r
 /// 7. c_q = s_q·Σ_m L_m·cos(πq(2m+1)/(2M)), q < `cepstralCoefficients`, s_0 = √(1/M),
 ///    s_q = √(2/M) (orthonormal DCT-II)                      only if `cepstralCoefficients` > 0
 /// 8. μ_t = μ_{t−1} + α·(f_t − μ_{t−1}), f_t ← f_t − μ_t      for `.runningMean(timeConstant: τ)`:
 ///    α = 1 − exp(−S / (sampleRate·τ)), μ_{−1} = 0. The *updated* mean is subtracted, so the
 ///    current frame counts towards its own mean (as in offline mean normalisation); the
 ///    result equals (1 − α)·(f_t − μ_{t−1}).
+///
+/// PCEN (step 6's alternative) divides each band by a power of its own recent level: an
+/// automatic gain control that cancels stationary noise and loudness, which the logarithm only
+/// shifts. The step runs in scalar code: 2·melBands `pow` per frame is a small share of the FFT.
 ///
 /// Streaming: pass samples in chunks of any size to `process(_:onFrame:)`; each frame is
 /// delivered as soon as its last sample arrives. Frames depend only on the samples, never on
@@ -56,6 +62,9 @@ public final class FeatureExtractor {
     private let meanSmoothing: Float?
     /// μ, zero-padded to whole vectors.
     private let runningMean: UnsafeMutablePointer<Float>
+    /// PCEN's smoothed energies M_m, valid once the first frame has set them.
+    private let smoothedEnergy: UnsafeMutablePointer<Float>
+    private var smoothedEnergyStarted = false
 
     /// Samples not yet consumed by every frame that needs them; `nextFrameStart` indexes the
     /// first sample of the next frame and may lie beyond `historyCount` when frameShift > frameLength.
@@ -84,18 +93,18 @@ public final class FeatureExtractor {
             coefficients: config.cepstralCoefficients, melBands: config.melBands, stride: cepstralStride))
         cepstra = Self.allocate(count: cepstralStride)
         if case .runningMean(let timeConstant) = config.normalisation {
-            let secondsPerFrame = Double(config.frameShift) / Double(config.sampleRate)
-            meanSmoothing = Float(1 - exp(-secondsPerFrame / Double(timeConstant)))
+            meanSmoothing = config.smoothing(timeConstant: timeConstant)
         } else {
             meanSmoothing = nil
         }
         runningMean = Self.allocate(count: FloatVector.paddedCount(featureCount))
+        smoothedEnergy = Self.allocate(count: config.melBands)
         historyCapacity = config.frameLength + Self.historySlack
         history = Self.allocate(count: historyCapacity)
     }
 
     deinit {
-        for buffer in [window, power, logMel, dctColumns, cepstra, runningMean, history] {
+        for buffer in [window, power, logMel, dctColumns, cepstra, runningMean, smoothedEnergy, history] {
             buffer.deallocate()
         }
     }
@@ -106,6 +115,7 @@ public final class FeatureExtractor {
         nextFrameStart = 0
         framesProduced = 0
         runningMean.update(repeating: 0, count: FloatVector.paddedCount(featureCount))
+        smoothedEnergyStarted = false
     }
 
     /// Appends `samples` to the stream and calls `onFrame` with each frame this completes, in
@@ -155,7 +165,11 @@ public final class FeatureExtractor {
         fft.transform()
         computePowerSpectrum()
         filterbank.apply(power: power, energies: logMel)
-        computeLogarithms()
+        if case .perChannelEnergy(let timeConstant, let gain, let bias, let root, let floor) = config.normalisation {
+            normaliseEnergies(smoothing: config.smoothing(timeConstant: timeConstant), gain: gain, bias: bias, root: root, floor: floor)
+        } else {
+            computeLogarithms()
+        }
         let features = config.cepstralCoefficients > 0 ? computeCepstra() : logMel
         if let alpha = meanSmoothing { subtractRunningMean(from: features, smoothing: alpha) }
         return UnsafeBufferPointer(start: features, count: featureCount)
@@ -206,6 +220,20 @@ public final class FeatureExtractor {
             var energy = FloatVector(loading: logMel + m)
             energy.replace(with: floor, where: energy .< floor)
             energy.naturalLogarithm().store(to: logMel + m)
+        }
+    }
+
+    /// Step 6's PCEN in place.
+    private func normaliseEnergies(smoothing s: Float, gain: Float, bias: Float, root: Float, floor: Float) {
+        if !smoothedEnergyStarted {
+            smoothedEnergy.update(from: logMel, count: config.melBands)
+            smoothedEnergyStarted = true
+        }
+        let biasRoot = pow(bias, root)
+        for m in 0..<config.melBands {
+            let energy = logMel[m]
+            smoothedEnergy[m] += s * (energy - smoothedEnergy[m])
+            logMel[m] = pow(energy / pow(floor + smoothedEnergy[m], gain) + bias, root) - biasRoot
         }
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 extension FrontendConfig {
     /// The largest FFT the frontend accepts (4 s at 16 kHz); it bounds the memory a
     /// corrupted model file can make us allocate.
@@ -16,6 +18,12 @@ extension FrontendConfig {
     /// t·frameShift + frameLength (Kaldi's `snip_edges`: no partial frames, no padding).
     public func frameCount(sampleCount: Int) -> Int {
         sampleCount < frameLength ? 0 : 1 + (sampleCount - frameLength) / frameShift
+    }
+
+    /// The per-frame weight of a new value in an exponential average with time constant τ seconds.
+    func smoothing(timeConstant: Float) -> Float {
+        let secondsPerFrame = Double(frameShift) / Double(sampleRate)
+        return Float(1 - exp(-secondsPerFrame / Double(timeConstant)))
     }
 
     /// Half the sample rate: the highest frequency the spectrum holds.
@@ -48,9 +56,24 @@ extension FrontendConfig {
         }
         // Normal, so the vectorised logarithm (which reads the float's exponent field) applies.
         guard logFloor.isFinite, logFloor >= .leastNormalMagnitude else { throw .logFloorNotPositive(logFloor) }
-        if case .runningMean(let timeConstant) = normalisation {
+        switch normalisation {
+        case .none:
+            break
+        case .runningMean(let timeConstant):
             guard timeConstant.isFinite, timeConstant > 0 else {
                 throw .timeConstantNotPositive(timeConstant)
+            }
+        case .perChannelEnergy(let timeConstant, let gain, let bias, let root, let floor):
+            let checks: [(String, Float, Bool, String)] = [
+                ("timeConstant", timeConstant, timeConstant.isFinite && timeConstant > 0, "a finite time constant > 0 s"),
+                ("gain", gain, gain >= 0 && gain <= 1, "an exponent in 0...1"),
+                ("bias", bias, bias.isFinite && bias >= 0, "a finite bias ≥ 0"),
+                ("root", root, root > 0 && root <= 1, "an exponent in (0, 1]"),
+                // Normal, for the same reason as logFloor: the divisor's logarithm is taken.
+                ("floor", floor, floor.isFinite && floor >= .leastNormalMagnitude, "a finite value ≥ \(Float.leastNormalMagnitude)"),
+            ]
+            if let (parameter, value, _, expected) = checks.first(where: { !$0.2 }) {
+                throw .perChannelEnergyParameterOutOfRange(parameter: parameter, value: value, expected: expected)
             }
         }
     }

@@ -3,8 +3,8 @@
 ///
 /// The pipeline (Kaldi / whisper.cpp style): frames of `frameLength` samples every
 /// `frameShift` samples → optional DC removal and pre-emphasis → window → |FFT|² →
-/// mel filterbank → log(max(x, logFloor)) → optional DCT-II (MFCC) → optional streaming
-/// mean normalisation. `FeatureExtractor` documents each step's formula and docs/features.md
+/// mel filterbank → log(max(x, logFloor)) (or per-channel energy normalisation instead) →
+/// optional DCT-II (MFCC) → optional streaming mean normalisation. `FeatureExtractor` documents each step's formula and docs/features.md
 /// the choices behind the defaults (log-mel, 40 bands, 25 ms frames every 10 ms).
 /// `validate()` (also run by `FeatureExtractor.init`) rejects configs it cannot run.
 public struct FrontendConfig: Sendable, Hashable, Codable {
@@ -38,7 +38,7 @@ public struct FrontendConfig: Sendable, Hashable, Codable {
     public var logFloor: Float
     /// 0 gives log-mel features; n > 0 keeps the first n coefficients of an orthonormal DCT-II (MFCC).
     public var cepstralCoefficients: Int
-    /// Optional streaming mean normalisation of the features (see `FeatureNormalisation`).
+    /// Optional streaming normalisation of the features (see `FeatureNormalisation`).
     public var normalisation: FeatureNormalisation
 
     public init(
@@ -96,4 +96,17 @@ public enum FeatureNormalisation: Sendable, Hashable, Codable {
     /// μ ← μ + α·(f − μ) with α = 1 − exp(−frameShift / (sampleRate·τ)), then f ← f − μ: the
     /// updated mean is subtracted, so the current frame counts towards its own mean.
     case runningMean(timeConstant: Float)
+    /// Per-channel energy normalisation (PCEN; Wang et al., "Trainable frontend for robust and
+    /// far-field keyword spotting", ICASSP 2017) *instead of* the logarithm: each band's energy
+    /// is divided by a power of its own smoothed past (an automatic gain control that cancels
+    /// stationary noise and loudness) and then root-compressed. Per frame and band,
+    /// M ← M + s·(E − M) with s = 1 − exp(−frameShift / (sampleRate·τ)) and M starting at the
+    /// first frame's E, then P = (E / (ε + M)^gain + bias)^root − bias^root.
+    /// `perChannelEnergyDefaults` holds the published values.
+    case perChannelEnergy(timeConstant: Float, gain: Float, bias: Float, root: Float, floor: Float)
+
+    /// PCEN with the values of Wang et al. and librosa: τ = 0.4 s, gain α = 0.98, bias δ = 2,
+    /// root r = 0.5, floor ε = 1e-6.
+    public static let perChannelEnergyDefaults = FeatureNormalisation.perChannelEnergy(
+        timeConstant: 0.4, gain: 0.98, bias: 2, root: 0.5, floor: 1e-6)
 }

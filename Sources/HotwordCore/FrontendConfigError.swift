@@ -19,6 +19,8 @@ public enum FrontendConfigError: Error, Equatable, Sendable, CustomStringConvert
     case cepstralCoefficientsOutOfRange(Int, melBands: Int)
     case logFloorNotPositive(Float)
     case timeConstantNotPositive(Float)
+    /// A PCEN parameter (`timeConstant`, `gain`, `bias`, `root` or `floor`) outside its range.
+    case perChannelEnergyParameterOutOfRange(parameter: String, value: Float, expected: String)
 
     /// The `FrontendConfig` property at fault.
     public var field: String {
@@ -34,6 +36,7 @@ public enum FrontendConfigError: Error, Equatable, Sendable, CustomStringConvert
         case .cepstralCoefficientsOutOfRange: "cepstralCoefficients"
         case .logFloorNotPositive: "logFloor"
         case .timeConstantNotPositive: "normalisation.runningMean.timeConstant"
+        case .perChannelEnergyParameterOutOfRange(let parameter, _, _): "normalisation.perChannelEnergy.\(parameter)"
         }
     }
 
@@ -69,6 +72,8 @@ public enum FrontendConfigError: Error, Equatable, Sendable, CustomStringConvert
             ("\(floor)", "a finite value ≥ \(Float.leastNormalMagnitude) (log(0) is −∞)")
         case .timeConstantNotPositive(let seconds):
             ("\(seconds) s", "a finite time constant > 0 s")
+        case .perChannelEnergyParameterOutOfRange(_, let value, let expected):
+            ("\(value)", expected)
         }
         return "invalid frontend config: \(field) = \(value); expected \(expected)"
     }

@@ -48,6 +48,9 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "Validate and keep a moving average of the weights over about this many epochs (0: the weights as the optimiser leaves them). Steadier early stopping.")
     var averageEpochs: Double = 0
 
+    @Option(help: "Features: log-mel energies, or pcen (per-channel energy normalisation instead of the logarithm: cancels stationary noise and loudness).")
+    var features: FeatureKind = .logMel
+
     @Option(help: "Channels in every convolution (model size).")
     var channels = 48
 
@@ -85,6 +88,7 @@ struct TrainCommand: ParsableCommand {
         options.patience = patience
         options.averageEpochs = averageEpochs
         options.channels = channels
+        if features == .pcen { options.frontend.normalisation = .perChannelEnergyDefaults }
         options.dropout = dropout
         options.positiveVariants = positiveVariants
         options.balancePositiveFolders = balancePositives
@@ -107,6 +111,12 @@ struct TrainCommand: ParsableCommand {
         let minutes = Date().timeIntervalSince(started) / 60
         print("wrote \(output): \(model.parameterCount) parameters, \(format(model.multiplyAddsPerSecond / 1e6, 2)) M multiply-adds per second, trained in \(format(minutes, 1)) min")
     }
+}
+
+/// The frontends `hotword train --features` offers (docs/features.md).
+enum FeatureKind: String, ExpressibleByArgument, CaseIterable {
+    case logMel = "log-mel"
+    case pcen
 }
 
 /// Draws training progress on stderr: a bar while an epoch runs, a line when it ends.

@@ -16,6 +16,9 @@ import Testing
         FrontendConfig(frameLength: 512, frameShift: 128, melBands: 23, melScale: .slaney,
                        cepstralCoefficients: 13),
         FrontendConfig(cepstralCoefficients: 13, normalisation: .runningMean(timeConstant: 0.05)),
+        FrontendConfig(normalisation: .perChannelEnergyDefaults),
+        FrontendConfig(melBands: 23, cepstralCoefficients: 13,
+                       normalisation: .perChannelEnergy(timeConstant: 0.05, gain: 0.8, bias: 0.5, root: 0.25, floor: 1e-3)),
     ]
 
     @Test(arguments: configs)

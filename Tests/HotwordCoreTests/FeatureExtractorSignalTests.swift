@@ -86,4 +86,42 @@ import Testing
         }
         #expect(abs(Double(normalised[frame: 0, feature: 5]) - (1 - alpha) * Double(raw[frame: 0, feature: 5])) < 1e-5)
     }
+
+    /// PCEN divides each band by a power (0.98) of its own recent level: stationary noise 20 dB
+    /// louder barely moves the features, where log-mel moves by ln(10²) ≈ 4.6 in every band.
+    @Test func perChannelEnergyCancelsTheLevelOfStationaryNoise() throws {
+        func settledMeans(amplitude: Float, normalisation: FeatureNormalisation) throws -> [Float] {
+            let noise = TestSignal.whiteNoise(amplitude: amplitude, count: 4 * 16_000, seed: 9)
+            let frames = try FeatureExtractor(config: FrontendConfig(normalisation: normalisation)).frames(of: noise)
+            let lastSecond = (frames.frameCount - 100)..<frames.frameCount
+            return (0..<frames.featureCount).map { i in
+                lastSecond.map { frames[frame: $0, feature: i] }.reduce(0, +) / Float(lastSecond.count)
+            }
+        }
+        let (quietPCEN, loudPCEN) = (try settledMeans(amplitude: 0.03, normalisation: .perChannelEnergyDefaults),
+                                     try settledMeans(amplitude: 0.3, normalisation: .perChannelEnergyDefaults))
+        let (quietLog, loudLog) = (try settledMeans(amplitude: 0.03, normalisation: .none),
+                                   try settledMeans(amplitude: 0.3, normalisation: .none))
+        for band in quietPCEN.indices {
+            #expect(abs(loudPCEN[band] - quietPCEN[band]) < 0.05, "band \(band): \(quietPCEN[band]) → \(loudPCEN[band])")
+            #expect(abs(loudLog[band] - quietLog[band] - 4.61) < 0.2, "band \(band)")
+        }
+    }
+
+    /// …while a sound that starts over the noise stands out at its onset and fades as the
+    /// band's level catches up with it (τ = 0.4 s).
+    @Test func perChannelEnergyMarksOnsetsAndAdapts() throws {
+        let noise = TestSignal.whiteNoise(amplitude: 0.01, count: 5 * 16_000, seed: 4)
+        let tone = TestSignal.sine(hz: 1_000, amplitude: 0.1, count: 3 * 16_000)
+        var signal = noise
+        for i in tone.indices { signal[2 * 16_000 + i] += tone[i] }
+        let frames = try FeatureExtractor(config: FrontendConfig(normalisation: .perChannelEnergyDefaults)).frames(of: signal)
+        let logMel = try FeatureExtractor(config: FrontendConfig()).frames(of: signal)
+        let band = (0..<frames.featureCount).max { logMel[frame: 300, feature: $0] < logMel[frame: 300, feature: $1] }!
+        // The tone starts at sample 32 000: frame 200 is the first to hold only tone and noise.
+        let before = frames[frame: 190, feature: band], onset = frames[frame: 200, feature: band]
+        let settled = frames[frame: 480, feature: band]
+        #expect(onset > 10 * before, "before \(before), onset \(onset)")
+        #expect(onset > 5 * settled, "onset \(onset), two and a half seconds later \(settled)")
+    }
 }

@@ -6,6 +6,7 @@ import Testing
     static let configs: [FrontendConfig] = [
         FrontendConfig(),
         FrontendConfig(melScale: .slaney, cepstralCoefficients: 13, normalisation: .runningMean(timeConstant: 0.2)),
+        FrontendConfig(normalisation: .perChannelEnergyDefaults),
         // Hop longer than the frame: samples between frames are skipped.
         FrontendConfig(frameLength: 256, frameShift: 300, fftSize: 256, melBands: 20),
         // Tiny hop: many frames per chunk.

@@ -33,6 +33,17 @@ import Testing
         (FrontendConfig(logFloor: .leastNormalMagnitude / 2), .logFloorNotPositive(.leastNormalMagnitude / 2)),
         (FrontendConfig(normalisation: .runningMean(timeConstant: 0)), .timeConstantNotPositive(0)),
         (FrontendConfig(normalisation: .runningMean(timeConstant: -3)), .timeConstantNotPositive(-3)),
+        (FrontendConfig(normalisation: .perChannelEnergy(timeConstant: 0, gain: 0.98, bias: 2, root: 0.5, floor: 1e-6)),
+         .perChannelEnergyParameterOutOfRange(parameter: "timeConstant", value: 0, expected: "a finite time constant > 0 s")),
+        (FrontendConfig(normalisation: .perChannelEnergy(timeConstant: 0.4, gain: 1.5, bias: 2, root: 0.5, floor: 1e-6)),
+         .perChannelEnergyParameterOutOfRange(parameter: "gain", value: 1.5, expected: "an exponent in 0...1")),
+        (FrontendConfig(normalisation: .perChannelEnergy(timeConstant: 0.4, gain: 0.98, bias: -1, root: 0.5, floor: 1e-6)),
+         .perChannelEnergyParameterOutOfRange(parameter: "bias", value: -1, expected: "a finite bias ≥ 0")),
+        (FrontendConfig(normalisation: .perChannelEnergy(timeConstant: 0.4, gain: 0.98, bias: 2, root: 0, floor: 1e-6)),
+         .perChannelEnergyParameterOutOfRange(parameter: "root", value: 0, expected: "an exponent in (0, 1]")),
+        (FrontendConfig(normalisation: .perChannelEnergy(timeConstant: 0.4, gain: 0.98, bias: 2, root: 0.5, floor: 0)),
+         .perChannelEnergyParameterOutOfRange(parameter: "floor", value: 0,
+                                             expected: "a finite value ≥ \(Float.leastNormalMagnitude)")),
     ]
 
     @Test(arguments: badConfigs)
@@ -49,6 +60,10 @@ import Testing
         (FrontendConfig(highFrequency: .nan), "highFrequency"),
         (FrontendConfig(logFloor: .nan), "logFloor"),
         (FrontendConfig(normalisation: .runningMean(timeConstant: .nan)), "normalisation.runningMean.timeConstant"),
+        (FrontendConfig(normalisation: .perChannelEnergy(timeConstant: 0.4, gain: .nan, bias: 2, root: 0.5, floor: 1e-6)),
+         "normalisation.perChannelEnergy.gain"),
+        (FrontendConfig(normalisation: .perChannelEnergy(timeConstant: 0.4, gain: 0.98, bias: 2, root: .nan, floor: 1e-6)),
+         "normalisation.perChannelEnergy.root"),
     ])
     func notANumberIsRejected(config: FrontendConfig, field: String) {
         #expect { try config.validate() } throws: { ($0 as? FrontendConfigError)?.field == field }

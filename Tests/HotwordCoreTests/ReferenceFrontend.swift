@@ -60,8 +60,8 @@ struct ReferenceFrontend {
         }
     }
 
-    /// ln(max(E_m, floor)) of one frame of `frameLength` samples.
-    func logMel(frame: ArraySlice<Float>, melMatrix: [[Double]]) -> [Double] {
+    /// E_m of one frame of `frameLength` samples.
+    func melEnergies(frame: ArraySlice<Float>, melMatrix: [[Double]]) -> [Double] {
         var x = frame.map(Double.init)
         if config.removeDCOffset {
             let mean = x.reduce(0, +) / Double(x.count)
@@ -82,9 +82,7 @@ struct ReferenceFrontend {
             }
             return re * re + im * im
         }
-        return melMatrix.map { filter in
-            log(max(zip(filter, power).map(*).reduce(0, +), Double(config.logFloor)))
-        }
+        return melMatrix.map { filter in zip(filter, power).map(*).reduce(0, +) }
     }
 
     /// c_q = s_q Σ_m L_m cos(πq(2m+1)/(2M)), s_0 = √(1/M), s_q = √(2/M).
@@ -98,12 +96,24 @@ struct ReferenceFrontend {
         }
     }
 
-    /// Every frame's features, including the DCT and running-mean normalisation.
+    /// Every frame's features, including the DCT and the normalisations.
     func features(of signal: [Float]) -> [[Double]] {
         let matrix = melMatrix()
         var mean = [Double](repeating: 0, count: config.featureCount)
+        var smoothed: [Double]?
         return stride(from: 0, through: signal.count - config.frameLength, by: config.frameShift).map { start in
-            let logMel = logMel(frame: signal[start..<start + config.frameLength], melMatrix: matrix)
+            let energies = melEnergies(frame: signal[start..<start + config.frameLength], melMatrix: matrix)
+            let logMel: [Double]
+            if case .perChannelEnergy(let tau, let gain, let bias, let root, let floor) = config.normalisation {
+                let s = 1 - exp(-Double(config.frameShift) / (Double(config.sampleRate) * Double(tau)))
+                let previous = smoothed ?? energies
+                let m = zip(previous, energies).map { $0 + s * ($1 - $0) }
+                smoothed = m
+                let (g, d, r, e) = (Double(gain), Double(bias), Double(root), Double(floor))
+                logMel = zip(energies, m).map { pow($0 / pow(e + $1, g) + d, r) - pow(d, r) }
+            } else {
+                logMel = energies.map { log(max($0, Double(config.logFloor))) }
+            }
             var features = config.cepstralCoefficients > 0
                 ? Self.orthonormalDCT(logMel, keep: config.cepstralCoefficients) : logMel
             if case .runningMean(let tau) = config.normalisation {

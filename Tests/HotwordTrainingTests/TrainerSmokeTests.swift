@@ -66,9 +66,12 @@ enum Espeak {
         return (model, epochs, statuses)
     }
 
-    /// A tiny model on a few synthetic clips: the loss falls and it hears its own phrase.
-    @Test func lossFallsAndTheModelDetectsItsTrainingPhrase() throws {
-        let options = try Self.tinyTraining(in: folder)
+    /// A tiny model on a few synthetic clips: the loss falls and it hears its own phrase, with
+    /// log-mel features and with PCEN (stored in the model, so the detector computes the same).
+    @Test(arguments: [FeatureNormalisation.none, .perChannelEnergyDefaults])
+    func lossFallsAndTheModelDetectsItsTrainingPhrase(normalisation: FeatureNormalisation) throws {
+        var options = try Self.tinyTraining(in: folder)
+        options.frontend.normalisation = normalisation
         let positives = URL(fileURLWithPath: options.positiveFolders[0])
         let (model, epochs, _) = try Self.train(options)
 
@@ -76,6 +79,7 @@ enum Espeak {
         #expect(epochs.last!.trainingLoss < epochs.first!.trainingLoss * 0.7, "losses \(epochs.map(\.trainingLoss))")
         #expect(model.keywords == ["hey susi"])
         #expect(model.training.seed == 1)
+        #expect(model.frontend.normalisation == normalisation)
 
         let clip = try AudioFileReader.read(positives.appendingPathComponent("0.wav")).samples
         let silence = [Float](repeating: 0, count: 16_000)
