@@ -20,6 +20,17 @@ extension FrontendConfig {
         sampleCount < frameLength ? 0 : 1 + (sampleCount - frameLength) / frameShift
     }
 
+    /// How far back the features depend on the audio beyond their own frame: nothing for
+    /// frame-by-frame features, five time constants for the streaming normalisations (after
+    /// which under 1 % of the earlier audio's weight remains). Training computes features with
+    /// this much audio before each window, so it sees what the daemon's running stream sees.
+    public var memorySeconds: Double {
+        switch normalisation {
+        case .none: 0
+        case .runningMean(let timeConstant), .perChannelEnergy(let timeConstant, _, _, _, _): 5 * Double(timeConstant)
+        }
+    }
+
     /// The per-frame weight of a new value in an exponential average with time constant τ seconds.
     func smoothing(timeConstant: Float) -> Float {
         let secondsPerFrame = Double(frameShift) / Double(sampleRate)

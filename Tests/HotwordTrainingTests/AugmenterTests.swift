@@ -72,4 +72,56 @@ import Testing
         #expect(leading.allSatisfy { $0 == 0 })
         #expect(played.samples[(before + 200)...].contains { $0 != 0 })
     }
+
+    /// PCEN remembers about two seconds: each window's features are computed with that much audio
+    /// before it, so they match what the daemon's running extractor has at that point, where a
+    /// cold start would not. Log-mel features need no context.
+    @Test func aFrontendWithMemoryStartsEachWindowWarmedUp() throws {
+        #expect(try augmenter().contextFrames == 0)
+        let pcen = FrontendConfig(normalisation: .perChannelEnergyDefaults)
+        let augmenter = try Augmenter(settings: .none, sources: AugmentationSources(noise: [], roomResponses: []), frontend: pcen, frames: frames)
+        #expect(augmenter.contextFrames == 200)
+
+        // Three people one after another over a noise floor (in digital silence the smoothed
+        // energies only decay, and two starts never meet); trimmed so that the played stretch starts on a frame.
+        var speech = try ["alexa/0.flac", "computer/04685ec1-bfbf-4c53-a852-60274a74d80e.flac", "jarvis/fe73470c-a034-4c6f-ade2-5ed1b0809b6b.flac"].flatMap(recording)
+        speech = Array(speech.prefix((speech.count - 400) / 160 * 160 + 400))
+        var floorNoise = SeededRandom(seed: 7)
+        for i in speech.indices { speech[i] += Float.random(in: -0.01...0.01, using: &floorNoise) }
+        let width = pcen.featureCount
+        let running = Array(try FeatureExtractor(config: pcen).frames(of: speech).values.suffix(frames * width))
+        var rng = SeededRandom(seed: 1)
+        let warm = augmenter.features(of: Array(speech.suffix(augmenter.playedSamples)), droppingFrames: augmenter.contextFrames, using: &rng)
+        let cold = augmenter.features(of: Array(speech.suffix(augmenter.windowSamples)), using: &rng)
+        func distance(_ a: [Float]) -> Float { zip(a, running).map { abs($0 - $1) }.reduce(0, +) / Float(running.count) }
+        #expect(warm.count == running.count)
+        // Not zero: after loud speech the smoothed energy of a quiet floor still remembers it
+        // for longer than five time constants (it decays in proportion, the gap is 20–40 dB).
+        #expect(distance(warm) < 0.01, "warm \(distance(warm))")
+        #expect(distance(cold) > 2 * distance(warm), "cold \(distance(cold)), warm \(distance(warm))")
+    }
+
+    /// Speech before the clip ends a pause before the clip's speech, at its level ± 6 dB, and
+    /// leaves the clip alone.
+    @Test func precedingSpeechEndsAPauseBeforeTheClip() throws {
+        var settings = AugmentationSettings()
+        settings.precedingPause = 0.5...0.5
+        let augmenter = try Augmenter(settings: settings, sources: AugmentationSources(noise: [], roomResponses: []),
+                                      frontend: FrontendConfig(normalisation: .perChannelEnergyDefaults), frames: frames)
+        let speech = 32_000..<40_000
+        var audio = [Float](repeating: 0, count: 48_000)
+        for i in speech { audio[i] = 0.1 * sin(Float(i) * 0.3) }
+        let original = audio
+        var rng = SeededRandom(seed: 3)
+        augmenter.addPrecedingSpeech(from: try recording("computer/04685ec1-bfbf-4c53-a852-60274a74d80e.flac"), to: &audio, before: speech, using: &rng)
+
+        let pauseStart = speech.lowerBound - 8_000
+        #expect(audio[pauseStart..<speech.lowerBound].allSatisfy { $0 == 0 })
+        #expect(Array(audio[speech.lowerBound...]) == Array(original[speech.lowerBound...]))
+        let ratio = Mixing.rms(audio[..<pauseStart]) / Mixing.rms(audio[speech])
+        #expect(ratio > 0.01, "speech before the pause: level ratio \(ratio)")
+        // The stretch holds the recording's pauses too, so its level over the stretch can sit
+        // below the clip's; it is never above +6 dB.
+        #expect(ratio < 2.01)
+    }
 }

@@ -16,6 +16,11 @@ public struct AugmentationSettings: Sendable, Hashable {
     public var levelRange: ClosedRange<Float> = -42...(-12)
     /// Where a positive window ends relative to the keyword's end, in 10 ms frames.
     public var endJitterFrames: ClosedRange<Int> = -4...10
+    /// With a frontend that remembers (PCEN, running mean), the share of keyword and utterance
+    /// windows with other speech before the clip, and the pause between them in seconds: the
+    /// daemon hears "…turn it off. Computer" too, and those features depend on what came first.
+    public var precedingSpeechProbability: Float = 0.5
+    public var precedingPause: ClosedRange<Float> = 0.3...1.5
     /// SpecAugment: probability, longest time mask (frames), widest frequency mask (bands).
     public var specAugmentProbability: Float = 0.5
     public var maximumTimeMask = 10
@@ -64,17 +69,23 @@ final class Augmenter {
     let sources: AugmentationSources
     let frontend: FrontendConfig
     let frames: Int
+    /// Frames computed before each window and dropped, so a frontend with memory starts the
+    /// window as warmed up as in a running stream (0 for frame-by-frame features).
+    let contextFrames: Int
     private let extractor: FeatureExtractor
     private let convolver = FFTConvolver()
 
     /// Samples in a window of `frames` feature frames.
     var windowSamples: Int { (frames - 1) * frontend.frameShift + frontend.frameLength }
+    /// Samples played for a window: its context, then the window.
+    var playedSamples: Int { contextFrames * frontend.frameShift + windowSamples }
 
     init(settings: AugmentationSettings, sources: AugmentationSources, frontend: FrontendConfig, frames: Int) throws {
         self.settings = settings
         self.sources = sources
         self.frontend = frontend
         self.frames = frames
+        contextFrames = Int((frontend.memorySeconds * Double(frontend.sampleRate) / Double(frontend.frameShift)).rounded())
         extractor = try FeatureExtractor(config: frontend)
     }
 
@@ -85,8 +96,9 @@ final class Augmenter {
         case partial
     }
 
-    /// A window of `frames` feature frames cut from a clip and augmented; nil if the clip holds no speech.
-    func window(from clip: [Float], alignment: Alignment, using rng: inout SeededRandom) -> [Float]? {
+    /// A window of `frames` feature frames cut from a clip and augmented; nil if the clip holds no
+    /// speech. `precedingSpeech` (negative audio) may be heard before the clip, for a frontend with memory.
+    func window(from clip: [Float], alignment: Alignment, precedingSpeech: [Float] = [], using rng: inout SeededRandom) -> [Float]? {
         let speed = Float.random(in: settings.speedRange, using: &rng)
         guard let bounds = SpeechBounds.find(in: clip) else { return nil }
         // Where the window ends, in the clip's own samples (played `speed` times faster, one
@@ -101,11 +113,30 @@ final class Augmenter {
         }
         let played = playedWindow(of: clip, endingAt: end, speed: speed, speech: bounds)
         var window = played.samples
-        augment(&window, speech: played.speech.isEmpty ? 0..<windowSamples : played.speech, using: &rng)
-        return features(of: window, using: &rng)
+        let speech = played.speech.isEmpty ? 0..<playedSamples : played.speech
+        if contextFrames > 0, !precedingSpeech.isEmpty, Float.random(in: 0..<1, using: &rng) < settings.precedingSpeechProbability {
+            addPrecedingSpeech(from: precedingSpeech, to: &window, before: speech, using: &rng)
+        }
+        augment(&window, speech: speech, using: &rng)
+        return features(of: window, droppingFrames: contextFrames, using: &rng)
     }
 
-    /// The `windowSamples` samples ending at clip position `end` with the clip played `speed`
+    /// Mixes a random stretch of `source` into `audio` up to a pause before `speech`, at the
+    /// speech's level ± 6 dB.
+    func addPrecedingSpeech(from source: [Float], to audio: inout [Float], before speech: Range<Int>, using rng: inout SeededRandom) {
+        let pause = Int(Float.random(in: settings.precedingPause, using: &rng) * Float(frontend.sampleRate))
+        let length = min(speech.lowerBound - pause, source.count)
+        guard length > 0 else { return }
+        let start = Int.random(in: 0...(source.count - length), using: &rng)
+        let stretch = source[start..<(start + length)]
+        let (sourceLevel, speechLevel) = (Mixing.rms(stretch), Mixing.rms(audio[speech]))
+        guard sourceLevel > 1e-7, speechLevel > 1e-7 else { return }
+        let gain = speechLevel / sourceLevel * pow(10, Float.random(in: -6...6, using: &rng) / 20)
+        let offset = speech.lowerBound - pause - length
+        for (i, sample) in stretch.enumerated() { audio[offset + i] += gain * sample }
+    }
+
+    /// The `playedSamples` samples ending at clip position `end` with the clip played `speed`
     /// times faster (tempo and pitch), and where `speech` falls in them. Outside the clip is silence.
     func playedWindow(of clip: [Float], endingAt end: Int, speed: Float, speech: SpeechBounds) -> (samples: [Float], speech: Range<Int>) {
         // Only the stretch that becomes the window is resampled, plus what the filter reads
@@ -113,15 +144,16 @@ final class Augmenter {
         // training time.
         let perturbation = speed == 1 ? nil : SpeedPerturbation(speed: Double(speed))
         let margin = perturbation?.reach ?? 0
-        let stretchStart = end - Int((Float(windowSamples) * speed).rounded(.up)) - margin
+        let stretchStart = end - Int((Float(playedSamples) * speed).rounded(.up)) - margin
         let stretch = (stretchStart..<(end + margin)).map { clip.indices.contains($0) ? clip[$0] : 0 }
         let played = perturbation?.apply(stretch) ?? stretch
         // Clip position p is played at (p − stretchStart) / speed.
         let inPlayed = { (clipPosition: Int) in Int((Float(clipPosition - stretchStart) / speed).rounded()) }
-        let windowStart = inPlayed(end) - windowSamples
-        var window = [Float](repeating: 0, count: windowSamples)
-        for i in 0..<windowSamples where played.indices.contains(windowStart + i) { window[i] = played[windowStart + i] }
-        let inWindow = { [windowSamples] (clipPosition: Int) in min(windowSamples, max(0, inPlayed(clipPosition) - windowStart)) }
+        let length = playedSamples
+        let windowStart = inPlayed(end) - length
+        var window = [Float](repeating: 0, count: length)
+        for i in 0..<length where played.indices.contains(windowStart + i) { window[i] = played[windowStart + i] }
+        let inWindow = { (clipPosition: Int) in min(length, max(0, inPlayed(clipPosition) - windowStart)) }
         return (window, inWindow(speech.start)..<inWindow(speech.end))
     }
 
@@ -152,11 +184,13 @@ final class Augmenter {
         for i in audio.indices { audio[i] = min(1, max(-1, audio[i] + Float.random(in: -floor...floor, using: &rng))) }
     }
 
-    /// Features of a whole signal, `[frames][features]`, with SpecAugment masks.
-    func features(of audio: [Float], using rng: inout SeededRandom) -> [Float] {
+    /// Features of a whole signal, `[frames][features]`, without its first `droppingFrames`
+    /// (context), with SpecAugment masks.
+    func features(of audio: [Float], droppingFrames dropped: Int = 0, using rng: inout SeededRandom) -> [Float] {
         extractor.reset()
-        var values = extractor.frames(of: audio).values
-        let width = frontend.featureCount, count = values.count / width
+        let width = frontend.featureCount
+        var values = Array(extractor.frames(of: audio).values.dropFirst(dropped * width))
+        let count = values.count / width
         if count > 0, Float.random(in: 0..<1, using: &rng) < settings.specAugmentProbability {
             // Masks take the utterance's mean value, as silence would be out of place mid-word.
             let mean = values.reduce(0, +) / Float(values.count)

@@ -64,20 +64,28 @@ struct ExampleFactory {
             }
             switch job {
             case .positive(let clip, _):
-                if let window = augmenter.window(from: positives[clip], alignment: .speechEnd, using: &rng) { out.append(window, label: 1) }
+                if let window = augmenter.window(from: positives[clip], alignment: .speechEnd, precedingSpeech: stream, using: &rng) {
+                    out.append(window, label: 1)
+                }
             case .partial(let clip):
-                if let window = augmenter.window(from: positives[clip], alignment: .partial, using: &rng) { out.append(window, label: 0) }
+                if let window = augmenter.window(from: positives[clip], alignment: .partial, precedingSpeech: stream, using: &rng) {
+                    out.append(window, label: 0)
+                }
             case .utterance(let clip):
-                if let window = augmenter.window(from: utterances[clip], alignment: .speechEnd, using: &rng) { out.append(window, label: 0) }
+                if let window = augmenter.window(from: utterances[clip], alignment: .speechEnd, precedingSpeech: stream, using: &rng) {
+                    out.append(window, label: 0)
+                }
             case .falseAlarm(let clip):
-                if let window = augmenter.window(from: data.falseAlarms[clip], alignment: .speechEnd, using: &rng) {
+                if let window = augmenter.window(from: data.falseAlarms[clip], alignment: .speechEnd, precedingSpeech: stream, using: &rng) {
                     out.append(window, label: 0, weight: Self.hardNegativeWeight)
                 }
             case .stream(let segment):
+                // With the audio before the segment as context, so its first windows are warmed up too.
                 let start = segment * segmentLength
-                var audio = Array(stream[start..<min(stream.count, start + segmentLength + augmenter.windowSamples)])
+                let contextStart = max(0, start - augmenter.contextFrames * options.frontend.frameShift)
+                var audio = Array(stream[contextStart..<min(stream.count, start + segmentLength + augmenter.windowSamples)])
                 augmenter.augment(&audio, speech: 0..<audio.count, using: &rng)
-                let features = augmenter.features(of: audio, using: &rng)
+                let features = augmenter.features(of: audio, droppingFrames: (start - contextStart) / options.frontend.frameShift, using: &rng)
                 let available = features.count / width - frames
                 guard available > 0 else { break }
                 for _ in 0..<windowsPerSegment {
