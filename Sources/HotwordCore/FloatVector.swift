@@ -49,3 +49,28 @@ extension FloatVector {
         return exponent * ln2 + series
     }
 }
+
+extension FloatVector {
+    /// e^x of each lane, within a few ulp of libm's expf for x in [−87, 88] (lanes outside are
+    /// clamped to it, so the result is always a finite normal float).
+    ///
+    /// e^x = 2^n·e^r with n = round(x/ln 2) and r = x − n·ln 2 (ln 2 split in two, so r is exact
+    /// to float precision), |r| ≤ ln 2 / 2, and e^r by its Taylor series to r⁷ (next term < 5e-9).
+    @inline(__always)
+    func exponential() -> FloatVector {
+        let x = clamped(lowerBound: FloatVector(repeating: -87), upperBound: FloatVector(repeating: 88))
+        let n = (x * Float(1.442_695_040_888_963_4)).rounded(.toNearestOrEven)
+        let r = x - n * Float(0.693_145_751_953_125) - n * Float(1.428_606_765_330_187_0e-6)
+        // Horner: 1 + r(1 + r(1/2 + r(1/6 + r(1/24 + r(1/120 + r(1/720 + r/5040)))))).
+        var series: FloatVector = r * Float(1.0 / 5040) + Float(1.0 / 720)
+        for coefficient: Float in [1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1, 1] { series = series * r + coefficient }
+        let twoToTheN = unsafeBitCast((SIMD8<Int32>(n) &+ 127) &<< 23, to: FloatVector.self)
+        return series * twoToTheN
+    }
+
+    /// a^b of each lane for a > 0 (a positive normal float), as e^(b·ln a).
+    @inline(__always)
+    func power(_ exponent: Float) -> FloatVector {
+        (exponent * naturalLogarithm()).exponential()
+    }
+}

@@ -24,6 +24,37 @@ import Testing
         #expect(largestError < 4e-7, "largest error \(largestError)")
     }
 
+    /// The vectorised exp against libm in Double, relative error, over its whole range; beyond
+    /// it the result is clamped to a finite normal float.
+    @Test func exponentialMatchesLibm() {
+        var random = SplitMix64(seed: 9)
+        let inputs: [Float] = [0, 1, -1, 0.5 * Float(M_LN2), -0.5 * Float(M_LN2), -87, 88] + (0..<4_000).map { _ in .random(in: -87...88, using: &random) }
+        var largestError = 0.0
+        for start in stride(from: 0, to: inputs.count - FloatVector.scalarCount, by: FloatVector.scalarCount) {
+            let x = FloatVector(inputs[start..<start + FloatVector.scalarCount])
+            let y = x.exponential()
+            for lane in 0..<FloatVector.scalarCount {
+                let exact = exp(Double(x[lane]))
+                largestError = max(largestError, abs(Double(y[lane]) - exact) / exact)
+            }
+        }
+        #expect(largestError < 5e-7, "largest error \(largestError)")
+        let outside = FloatVector(-1_000, -100, 100, 1_000, .infinity, -.infinity, 0, 0).exponential()
+        #expect((0..<6).allSatisfy { outside[$0].isNormal }, "\(outside)")
+    }
+
+    /// a^b = e^(b·ln a), as PCEN uses it (roots and negative gains of energies).
+    @Test func powerMatchesLibm() {
+        let bases = FloatVector(1e-6, 3.2e-4, 0.01, 0.5, 1, 2, 37, 4.1e4)
+        for exponent: Float in [0.5, -0.98, 0.25, 1] {
+            let y = bases.power(exponent)
+            for lane in 0..<FloatVector.scalarCount {
+                let exact = pow(Double(bases[lane]), Double(exponent))
+                #expect(abs(Double(y[lane]) - exact) / exact < 2e-6, "\(bases[lane])^\(exponent): \(y[lane]) against \(exact)")
+            }
+        }
+    }
+
     @Test func paddedCountRoundsUpToWholeVectors() {
         #expect([0, 1, 7, 8, 9, 40, 41].map(FloatVector.paddedCount) == [0, 8, 8, 8, 16, 40, 48])
     }
