@@ -58,13 +58,23 @@ extension FloatVector {
     /// to float precision), |r| ≤ ln 2 / 2, and e^r by its Taylor series to r⁷ (next term < 5e-9).
     @inline(__always)
     func exponential() -> FloatVector {
-        let x = clamped(lowerBound: FloatVector(repeating: -87), upperBound: FloatVector(repeating: 88))
-        let n = (x * Float(1.442_695_040_888_963_4)).rounded(.toNearestOrEven)
+        let x = pointwiseMin(pointwiseMax(self, FloatVector(repeating: -87)), FloatVector(repeating: 88))
+        // Adding 1.5·2²³ rounds to an integer held in the low mantissa bits: n as a float and as
+        // bits, without the per-lane conversions that SIMD rounding and Int32(_:) cost.
+        let magic: Float = 12_582_912
+        let shifted = x * Float(1.442_695_040_888_963_4) + magic
+        let n = shifted - magic
+        let nBits = unsafeBitCast(shifted, to: SIMD8<Int32>.self) &- Int32(bitPattern: magic.bitPattern)
         let r = x - n * Float(0.693_145_751_953_125) - n * Float(1.428_606_765_330_187_0e-6)
         // Horner: 1 + r(1 + r(1/2 + r(1/6 + r(1/24 + r(1/120 + r(1/720 + r/5040)))))).
         var series: FloatVector = r * Float(1.0 / 5040) + Float(1.0 / 720)
-        for coefficient: Float in [1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1, 1] { series = series * r + coefficient }
-        let twoToTheN = unsafeBitCast((SIMD8<Int32>(n) &+ 127) &<< 23, to: FloatVector.self)
+        series = series * r + Float(1.0 / 120)
+        series = series * r + Float(1.0 / 24)
+        series = series * r + Float(1.0 / 6)
+        series = series * r + 0.5
+        series = series * r + 1
+        series = series * r + 1
+        let twoToTheN = unsafeBitCast((nBits &+ 127) &<< 23, to: FloatVector.self)
         return series * twoToTheN
     }
 
