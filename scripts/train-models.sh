@@ -42,10 +42,11 @@ train_one() {  # name phrase real-positives-folder (or "") synthetic-positives-f
   mapfile -t negatives < <(negatives_except "$name")
   synthesize "$phrase" "$name"
   # People and synthetic voices weigh alike (--balance-positives; a no-op for one folder); 64
-  # channels, three hard-negative rounds and weight averaging (docs/training.md has what each measured).
+  # channels, three hard-negative rounds, weight averaging and PCEN features (docs/training.md has
+  # what each measured).
   ((train)) && $hotword train --keyword "$phrase" "${positives[@]}" "${negatives[@]}" --balance-positives \
     --negatives "$SYNTH/$name/confusable" --negatives "$SYNTH/$name/speech" \
-    --noise "$S/noise" --rirs "$S/rirs" --seed 1 --channels 64 --hard-negative-rounds 3 --average-epochs 1 "${extra[@]}" ${HOTWORD_TRAIN_FLAGS:-} \
+    --noise "$S/noise" --rirs "$S/rirs" --seed 1 --channels 64 --hard-negative-rounds 3 --average-epochs 1 --features pcen "${extra[@]}" ${HOTWORD_TRAIN_FLAGS:-} \
     --out "$OUT/$name.hwks"
   # Operating point: the lowest threshold with at most 1 false alarm/h on the validation part.
   # Every stream below is heard in 10 passes (own order and noise each): where a clip lands in
@@ -71,8 +72,8 @@ for keyword in "${@:-hey_susi computer jarvis alexa}"; do
   for k in $keyword; do
     case $k in
       # Its validation part is 32 synthetic clips: a noisy score, so it waits longer to stop.
-      # The shipped hey_susi is still commit e292c38's: this recipe's measures worse on its test
-      # part, and without averaging its score peaks were too brief for barge-in (Models/hey_susi.md).
+      # The shipped hey_susi is still commit e292c38's (log-mel, two rounds, no averaging): the
+      # recipe's models measured worse on its test part (Models/hey_susi.md).
       hey_susi) train_one hey_susi "hey susi" "" "$SYNTH/hey_susi/positive" --patience 12 ;;
       computer|jarvis|alexa) train_one "$k" "$k" "$S/keywords/$k" "$SYNTH/$k/positive" ;;
       *) echo "unknown keyword $k (hey_susi, computer, jarvis, alexa)" >&2; exit 64 ;;
