@@ -3,6 +3,21 @@ import Foundation
 import Testing
 
 @Suite struct FloatVectorTests {
+    /// The largest `error(vectorised, exact)` of `function` against `exact` (in Double) over
+    /// `inputs`, a vector at a time.
+    static func largestError(_ inputs: [Float], _ function: (FloatVector) -> FloatVector, exact: (Double) -> Double,
+                             error: (Double, Double) -> Double) -> Double {
+        var largest = 0.0
+        for start in stride(from: 0, to: inputs.count - FloatVector.scalarCount, by: FloatVector.scalarCount) {
+            let x = FloatVector(inputs[start..<start + FloatVector.scalarCount])
+            let y = function(x)
+            for lane in 0..<FloatVector.scalarCount {
+                largest = max(largest, error(Double(y[lane]), exact(Double(x[lane]))))
+            }
+        }
+        return largest
+    }
+
     /// The vectorised ln against libm in Double, over every binade of normal floats.
     @Test func naturalLogarithmMatchesLibm() {
         var random = SplitMix64(seed: 8)
@@ -11,15 +26,7 @@ import Testing
         for exponent in -126...127 {
             inputs += (0..<40).map { _ in Float(sign: .plus, exponent: exponent, significand: .random(in: 1..<2, using: &random)) }
         }
-        var largestError = 0.0
-        for start in stride(from: 0, to: inputs.count - FloatVector.scalarCount, by: FloatVector.scalarCount) {
-            let x = FloatVector(inputs[start..<start + FloatVector.scalarCount])
-            let y = x.naturalLogarithm()
-            for lane in 0..<FloatVector.scalarCount {
-                let exact = log(Double(x[lane]))
-                largestError = max(largestError, abs(Double(y[lane]) - exact) / max(1, abs(exact)))
-            }
-        }
+        let largestError = Self.largestError(inputs, { $0.naturalLogarithm() }, exact: log) { abs($0 - $1) / max(1, abs($1)) }
         // A few ulp of the result (ulp(1) ≈ 1.2e-7), relative once |ln x| > 1.
         #expect(largestError < 4e-7, "largest error \(largestError)")
     }
@@ -29,15 +36,7 @@ import Testing
     @Test func exponentialMatchesLibm() {
         var random = SplitMix64(seed: 9)
         let inputs: [Float] = [0, 1, -1, 0.5 * Float(M_LN2), -0.5 * Float(M_LN2), -87, 88] + (0..<4_000).map { _ in .random(in: -87...88, using: &random) }
-        var largestError = 0.0
-        for start in stride(from: 0, to: inputs.count - FloatVector.scalarCount, by: FloatVector.scalarCount) {
-            let x = FloatVector(inputs[start..<start + FloatVector.scalarCount])
-            let y = x.exponential()
-            for lane in 0..<FloatVector.scalarCount {
-                let exact = exp(Double(x[lane]))
-                largestError = max(largestError, abs(Double(y[lane]) - exact) / exact)
-            }
-        }
+        let largestError = Self.largestError(inputs, { $0.exponential() }, exact: exp) { abs($0 - $1) / $1 }
         #expect(largestError < 5e-7, "largest error \(largestError)")
         let outside = FloatVector(-1_000, -100, 100, 1_000, .infinity, -.infinity, 0, 0).exponential()
         #expect((0..<6).allSatisfy { outside[$0].isNormal }, "\(outside)")
