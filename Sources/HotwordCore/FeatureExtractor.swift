@@ -62,6 +62,8 @@ public final class FeatureExtractor {
     private let meanSmoothing: Float?
     /// μ, zero-padded to whole vectors.
     private let runningMean: UnsafeMutablePointer<Float>
+    /// PCEN's constants, s from τ and δ^r computed once; nil for log-mel.
+    private let perChannelEnergy: PerChannelEnergyConstants?
     /// PCEN's smoothed energies M_m, valid once the first frame has set them.
     private let smoothedEnergy: UnsafeMutablePointer<Float>
     private var smoothedEnergyStarted = false
@@ -96,6 +98,13 @@ public final class FeatureExtractor {
             meanSmoothing = config.smoothing(timeConstant: timeConstant)
         } else {
             meanSmoothing = nil
+        }
+        if case .perChannelEnergy(let timeConstant, let gain, let bias, let root, let floor) = config.normalisation {
+            perChannelEnergy = PerChannelEnergyConstants(
+                smoothing: config.smoothing(timeConstant: timeConstant), gain: gain, bias: bias, root: root, floor: floor,
+                biasRoot: pow(bias, root))
+        } else {
+            perChannelEnergy = nil
         }
         runningMean = Self.allocate(count: FloatVector.paddedCount(featureCount))
         smoothedEnergy = Self.allocate(count: FloatVector.paddedCount(config.melBands))
@@ -165,8 +174,8 @@ public final class FeatureExtractor {
         fft.transform()
         computePowerSpectrum()
         filterbank.apply(power: power, energies: logMel)
-        if case .perChannelEnergy(let timeConstant, let gain, let bias, let root, let floor) = config.normalisation {
-            normaliseEnergies(smoothing: config.smoothing(timeConstant: timeConstant), gain: gain, bias: bias, root: root, floor: floor)
+        if let perChannelEnergy {
+            normaliseEnergies(perChannelEnergy)
         } else {
             computeLogarithms()
         }
@@ -225,22 +234,21 @@ public final class FeatureExtractor {
 
     /// Step 6's PCEN in place, a vector at a time (lanes past melBands are scratch). Powers are
     /// e^(b·ln a) with the vectorised log and exp (the PCEN frontend: 1.2 µs a frame, log-mel 0.8).
-    private func normaliseEnergies(smoothing s: Float, gain: Float, bias: Float, root: Float, floor: Float) {
+    private func normaliseEnergies(_ pcen: PerChannelEnergyConstants) {
         if !smoothedEnergyStarted {
             smoothedEnergy.update(from: logMel, count: FloatVector.paddedCount(config.melBands))
             smoothedEnergyStarted = true
         }
-        let biasRoot = pow(bias, root)
         let smallest = FloatVector(repeating: .leastNormalMagnitude)
         for m in stride(from: 0, to: config.melBands, by: FloatVector.scalarCount) {
             let energy = FloatVector(loading: logMel + m)
             var smoothed = FloatVector(loading: smoothedEnergy + m)
-            smoothed += s * (energy - smoothed)
+            smoothed += pcen.smoothing * (energy - smoothed)
             smoothed.store(to: smoothedEnergy + m)
             // (bias may be 0 and the energy 0: keep the logarithm's argument a positive normal float.)
-            var biased = energy * (floor + smoothed).power(-gain) + bias
+            var biased = energy * (pcen.floor + smoothed).power(-pcen.gain) + pcen.bias
             biased.replace(with: smallest, where: biased .< smallest)
-            (biased.power(root) - biasRoot).store(to: logMel + m)
+            (biased.power(pcen.root) - pcen.biasRoot).store(to: logMel + m)
         }
     }
 
@@ -305,4 +313,15 @@ public final class FeatureExtractor {
         buffer.initialize(from: values, count: values.count)
         return buffer
     }
+}
+
+/// PCEN's parameters as step 6 uses them: s = 1 − exp(−S / (sampleRate·τ)) and δ^r are computed
+/// once, not per frame.
+private struct PerChannelEnergyConstants {
+    let smoothing: Float
+    let gain: Float
+    let bias: Float
+    let root: Float
+    let floor: Float
+    let biasRoot: Float
 }

@@ -5,6 +5,8 @@ public enum TrainingError: Error, Sendable, CustomStringConvertible {
     case unreadableClip(path: String, reason: String)
     case invalidOption(name: String, value: String, expected: String)
     case diverged(epoch: Int, loss: Float)
+    /// Models that cannot be run side by side as one network, and why.
+    case incompatibleEnsemble(String)
 
     public var description: String {
         switch self {
@@ -13,6 +15,7 @@ public enum TrainingError: Error, Sendable, CustomStringConvertible {
         case .unreadableClip(let path, let reason): "\(path): \(reason)"
         case .invalidOption(let name, let value, let expected): "\(name) \(value) is invalid: expected \(expected)"
         case .diverged(let epoch, let loss): "training diverged in epoch \(epoch) (loss \(loss)); try a lower learning rate"
+        case .incompatibleEnsemble(let reason): "cannot combine the models into an ensemble: \(reason)"
         }
     }
 }

@@ -39,6 +39,9 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "Random seed: the same seed, data and --threads give the same model.")
     var seed: UInt64 = 1
 
+    @Option(help: "Networks to train (seeds --seed, --seed + 1, …) and run side by side as one model whose score is their mean: fewer false alarms and misses, at N times the training and run time.")
+    var ensemble = 1
+
     @Option(help: "Most epochs (early stopping may end sooner).")
     var epochs = 24
 
@@ -84,6 +87,7 @@ struct TrainCommand: ParsableCommand {
         options.roomResponseFolders = rirs
         options.falseAlarmFolders = falseAlarms
         options.seed = seed
+        options.ensembleMembers = ensemble
         options.epochs = epochs
         options.patience = patience
         options.averageEpochs = averageEpochs

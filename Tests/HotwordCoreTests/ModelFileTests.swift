@@ -132,15 +132,21 @@ import Testing
         let cases: [(edit: (inout [String: Any]) -> Void, error: ModelError)] = [
             ({ $0["weightCount"] = huge }, .malformedHeader("weightCount \(huge) is too large for any file")),
             (tensor(6, "bias", offset: .max), .invalidLayer(index: 6, kind: "dense", reason:
-                "tensor 'bias' (1 weights from offset \(Int.max)) lies outside the 5443 stored weights")),
+                "tensor 'bias' (1 weights from offset \(Int.max)) lies outside the 5059 stored weights")),
             (layer(6, "outputs", huge), .invalidLayer(index: 6, kind: "dense", reason: "inputs 8 and outputs \(huge) must lie in 1...4096")),
             (layer(4, "outputs", huge), .invalidLayer(index: 4, kind: "gru", reason: "inputs 16 and outputs \(huge) must lie in 1...4096")),
             (layer(0, "kernelSize", huge), .invalidLayer(index: 0, kind: "conv1d", reason:
                 "kernelSize \(huge), dilation 1 and stride 2 must lie in 1...65536")),
-            (layer(3, "dilation", 1 << 40), .invalidLayer(index: 3, kind: "conv1d", reason:
+            (layer(3, "dilation", 1 << 40), .invalidLayer(index: 3, kind: "grouped conv1d", reason:
                 "kernelSize 3, dilation \(1 << 40) and stride 1 must lie in 1...65536")),
-            (layer(3, "dilation", 60_000), .invalidLayer(index: 3, kind: "conv1d", reason:
+            (layer(3, "dilation", 60_000), .invalidLayer(index: 3, kind: "grouped conv1d", reason:
                 "its taps span 120001 frames ((kernelSize − 1) × dilation + 1), more than 65536")),
+            (layer(3, "groups", 3), .invalidLayer(index: 3, kind: "grouped conv1d", reason:
+                "groups 3 must divide inputs 16 and outputs 16 (and be 1 for a depthwise convolution)")),
+            (layer(3, "groups", 0), .invalidLayer(index: 3, kind: "conv1d", reason:
+                "groups 0 must divide inputs 16 and outputs 16 (and be 1 for a depthwise convolution)")),
+            (layer(1, "groups", 2), .invalidLayer(index: 1, kind: "depthwise conv1d", reason:
+                "groups 2 must divide inputs 24 and outputs 24 (and be 1 for a depthwise convolution)")),
             (layer(0, "stride", 65_536), .invalidModel("the network's total stride (65536) and receptive field (262147) must stay within 65536 frames")),
             (section("frontend", "melBands", Int.max), .invalidModel(
                 "frontend: invalid frontend config: melBands = \(Int.max); expected 1 to fftSize / 2 + 1 = 257 bands (one FFT bin each at least)")),

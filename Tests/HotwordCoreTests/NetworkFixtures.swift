@@ -6,10 +6,10 @@ import HotwordTestSupport
 /// Double written straight from the layer equations (no streaming state, no SIMD).
 enum NetworkFixtures {
     static func conv(_ rng: inout SeededGenerator, inputs: Int, outputs: Int, kernel: Int, dilation: Int = 1,
-                     stride: Int = 1, depthwise: Bool = false, activation: Activation = .relu) -> Layer {
-        let count = depthwise ? kernel * inputs : outputs * kernel * inputs
+                     stride: Int = 1, depthwise: Bool = false, groups: Int = 1, activation: Activation = .relu) -> Layer {
+        let count = depthwise ? kernel * inputs : outputs * kernel * inputs / groups
         return .conv1D(Conv1DLayer(inputs: inputs, outputs: depthwise ? inputs : outputs, kernelSize: kernel,
-                                   dilation: dilation, stride: stride, depthwise: depthwise, activation: activation,
+                                   dilation: dilation, stride: stride, depthwise: depthwise, groups: groups, activation: activation,
                                    weights: rng.floats(count, scale: 0.3), bias: rng.floats(depthwise ? inputs : outputs, scale: 0.1)))
     }
 
@@ -24,7 +24,7 @@ enum NetworkFixtures {
                       inputBias: rng.floats(3 * hidden, scale: 0.1), recurrentBias: rng.floats(3 * hidden, scale: 0.1)))
     }
 
-    /// A model using every layer kind: strided, depthwise and dilated convolutions, a GRU, dense layers.
+    /// A model using every layer kind: strided, depthwise and dilated grouped convolutions, a GRU, dense layers.
     static func everyLayerKind(seed: UInt64 = 7, features: Int = 40, keywords: [String] = ["hey susi"],
                                output: Activation = .sigmoid) -> KeywordModel {
         var rng = SeededGenerator(seed: seed)
@@ -36,7 +36,7 @@ enum NetworkFixtures {
                 conv(&rng, inputs: features, outputs: 24, kernel: 3, stride: 2),
                 conv(&rng, inputs: 24, outputs: 24, kernel: 5, depthwise: true, activation: .linear),
                 conv(&rng, inputs: 24, outputs: 16, kernel: 1),
-                conv(&rng, inputs: 16, outputs: 16, kernel: 3, dilation: 2),
+                conv(&rng, inputs: 16, outputs: 16, kernel: 3, dilation: 2, groups: 2),
                 gru(&rng, inputs: 16, hidden: 12),
                 dense(&rng, inputs: 12, outputs: 8, activation: .tanh),
                 dense(&rng, inputs: 8, outputs: outputs, activation: output),
@@ -59,14 +59,15 @@ enum NetworkFixtures {
                 for t in sequence.indices where (t + 1) % l.stride == 0 {
                     func x(_ time: Int, _ channel: Int) -> Double { time < 0 ? 0 : sequence[time][channel] }
                     let y = (0..<l.outputs).map { o -> Double in
+                        let firstInput = o / (l.outputs / l.groups) * l.inputsPerGroup
                         var sum = Double(l.bias[o])
                         for j in 0..<l.kernelSize {
                             let time = t - (l.kernelSize - 1 - j) * l.dilation
                             if l.depthwise {
                                 sum += Double(l.weights[j * l.inputs + o]) * x(time, o)
                             } else {
-                                for i in 0..<l.inputs {
-                                    sum += Double(l.weights[(o * l.kernelSize + j) * l.inputs + i]) * x(time, i)
+                                for i in 0..<l.inputsPerGroup {
+                                    sum += Double(l.weights[(o * l.kernelSize + j) * l.inputsPerGroup + i]) * x(time, firstInput + i)
                                 }
                             }
                         }

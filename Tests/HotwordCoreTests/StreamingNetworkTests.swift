@@ -46,7 +46,8 @@ import Testing
         #expect(model.totalStride == 2)
         // conv k3 (3) then, at half rate, depthwise k5 (+4·2) and dilated k3 d2 (+4·2).
         #expect(model.receptiveField == 19)
-        let perOutput = 40 * 3 * 24 + 5 * 24 + 24 * 16 + 16 * 3 * 16 + 3 * 12 * 16 + 3 * 12 * 12 + 12 * 8 + 8
+        // The dilated convolution's two groups see 8 of its 16 inputs each.
+        let perOutput = 40 * 3 * 24 + 5 * 24 + 24 * 16 + 16 * 3 * 8 + 3 * 12 * 16 + 3 * 12 * 12 + 12 * 8 + 8
         #expect(model.multiplyAddsPerSecond == 50 * Double(perOutput))
     }
 

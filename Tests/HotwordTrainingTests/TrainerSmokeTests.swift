@@ -81,12 +81,37 @@ enum Espeak {
         #expect(model.training.seed == 1)
         #expect(model.frontend.normalisation == normalisation)
 
-        let clip = try AudioFileReader.read(positives.appendingPathComponent("0.wav")).samples
+        try Self.expectDetections(by: model, of: positives.appendingPathComponent("0.wav"))
+    }
+
+    /// `model` hears the training phrase in `clip`, between two seconds of silence.
+    static func expectDetections(by model: KeywordModel, of clip: URL) throws {
+        let samples = try AudioFileReader.read(clip).samples
         let silence = [Float](repeating: 0, count: 16_000)
         let detector = try Detector(models: [model], settings: ["hey susi": KeywordSettings(sensitivity: 1)])
-        let found = detector.process(silence + clip + silence).detections
+        let found = detector.process(silence + samples + silence).detections
         #expect(!found.isEmpty, "the model should hear its own training phrase")
         #expect(found.allSatisfy { $0.keyword == "hey susi" })
+    }
+
+    /// `--ensemble 2`: the networks seeds 1 and 2 train alone, run side by side as one model.
+    @Test func anEnsembleIsItsSeedsNetworksSideBySide() throws {
+        var options = try Self.tinyTraining(in: folder)
+        options.ensembleMembers = 2
+        let (ensemble, epochs, statuses) = try Self.train(options)
+        #expect(statuses.contains("ensemble member 2 of 2: seed 2"), "\(statuses)")
+        #expect(epochs.count == 2 * options.epochs, "all epochs for each member")
+        #expect(ensemble.training.seed == 1)
+
+        options.ensembleMembers = 1
+        let first = try Self.train(options).model
+        options.seed = 2
+        let second = try Self.train(options).model
+        #expect(try ensemble.layers == KeywordModel.ensemble(of: [first, second]).layers)
+        #expect(first.layers != second.layers)
+        try Self.expectDetections(by: ensemble, of: URL(fileURLWithPath: options.positiveFolders[0]).appendingPathComponent("0.wav"))
+        options.ensembleMembers = 9
+        #expect { try Trainer(options: options) } throws: { "\($0)" == "--ensemble 9 is invalid: expected 1 to 8 networks" }
     }
 
     /// Early stopping: training ends `patience` epochs after the last better validation score.

@@ -5,7 +5,7 @@ import HotwordTestSupport
 import Testing
 
 /// `hotword detect` on files written by the test, with a hand-built tone model.
-@Suite struct DetectCommandTests {
+@Suite final class DetectCommandTests {
     let folder: URL
     let modelPath: String
     let tonePath: String
@@ -18,6 +18,9 @@ import Testing
         try AudioFileWriter.writeWAV(ToneModels.signal(seconds: 5, tones: [(1, 1_000), (3, 1_000)]),
                                      to: URL(fileURLWithPath: tonePath), sampleRate: 16_000)
     }
+
+    /// Each test gets a fresh suite instance and folder; nothing is left in /tmp.
+    deinit { try? FileManager.default.removeItem(at: folder) }
 
     @Test func printsOneLinePerDetectionAndKeepsGoingPastABadFile() async throws {
         let missing = folder.appendingPathComponent("missing.wav").path

@@ -7,7 +7,7 @@ import Testing
 
 /// `hotword eval` and `hotword tune` on folders of tone clips, with the hand-built tone model:
 /// 1 kHz bursts are the keyword; 2 kHz bursts and faint noise are not.
-@Suite struct EvalCommandTests {
+@Suite final class EvalCommandTests {
     let folder: URL
     let modelPath: String
     let positives: String
@@ -33,6 +33,9 @@ import Testing
         negatives = try clips("negatives", count: 40, frequency: 2_000)
         keywordsAsNegatives = try clips("keywords-as-negatives", count: 20, frequency: 1_000)
     }
+
+    /// Each test gets a fresh suite instance and folder; nothing is left in /tmp.
+    deinit { try? FileManager.default.removeItem(at: folder) }
 
     @Test func tableLimitsAndDETPlot() async throws {
         let plot = folder.appendingPathComponent("det.svg").path

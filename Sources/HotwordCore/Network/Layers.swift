@@ -48,12 +48,14 @@ public struct DenseLayer: Sendable, Hashable {
     }
 }
 
-/// Causal 1-D convolution over time (frames), optionally dilated, strided or depthwise.
+/// Causal 1-D convolution over time (frames), optionally dilated, strided, grouped or depthwise.
 ///
 /// Output at input frame t: y = act(b + Σ_j W_j · x[t − (K−1−j)·dilation]), emitted on every
-/// `stride`-th input frame. A full convolution stores W as `[outputs][kernelSize][inputs]`;
-/// a depthwise one (one filter per channel, `outputs == inputs`) as `[kernelSize][channels]`,
-/// so each tap is a vector product across channels.
+/// `stride`-th input frame. A full convolution stores W as `[outputs][kernelSize][inputs / groups]`:
+/// with `groups` G, the channels split into G equal groups and output group g sees only input
+/// group g (G = 1: every output sees every input). Two networks side by side — an ensemble — are
+/// one network with G = 2. A depthwise one (one filter per channel, `outputs == inputs`) stores W
+/// as `[kernelSize][channels]`, so each tap is a vector product across channels.
 public struct Conv1DLayer: Sendable, Hashable {
     public var inputs: Int
     public var outputs: Int
@@ -61,13 +63,15 @@ public struct Conv1DLayer: Sendable, Hashable {
     public var dilation: Int
     public var stride: Int
     public var depthwise: Bool
+    /// Channel groups of a full convolution (1 for a depthwise one).
+    public var groups: Int
     public var activation: Activation
     public var weights: [Float]
     public var bias: [Float]
 
     public init(
         inputs: Int, outputs: Int, kernelSize: Int, dilation: Int = 1, stride: Int = 1,
-        depthwise: Bool = false, activation: Activation, weights: [Float], bias: [Float]
+        depthwise: Bool = false, groups: Int = 1, activation: Activation, weights: [Float], bias: [Float]
     ) {
         self.inputs = inputs
         self.outputs = outputs
@@ -75,6 +79,7 @@ public struct Conv1DLayer: Sendable, Hashable {
         self.dilation = dilation
         self.stride = stride
         self.depthwise = depthwise
+        self.groups = groups
         self.activation = activation
         self.weights = weights
         self.bias = bias
@@ -82,7 +87,9 @@ public struct Conv1DLayer: Sendable, Hashable {
 
     /// Input frames one output depends on.
     public var receptiveField: Int { (kernelSize - 1) * dilation + 1 }
-    var expectedWeightCount: Int { depthwise ? kernelSize * inputs : outputs * kernelSize * inputs }
+    /// Input channels each output sees.
+    public var inputsPerGroup: Int { inputs / groups }
+    var expectedWeightCount: Int { depthwise ? kernelSize * inputs : outputs * kernelSize * inputsPerGroup }
     /// Past input values the streaming runner keeps: the receptive field twice over.
     var historyCount: Int { 2 * receptiveField * inputs }
 }
@@ -170,7 +177,7 @@ public enum Layer: Sendable, Hashable {
     public var kindName: String {
         switch self {
         case .dense: "dense"
-        case .conv1D(let l): l.depthwise ? "depthwise conv1d" : "conv1d"
+        case .conv1D(let l): l.depthwise ? "depthwise conv1d" : l.groups > 1 ? "grouped conv1d" : "conv1d"
         case .gru: "gru"
         }
     }

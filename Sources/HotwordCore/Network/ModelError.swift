@@ -151,6 +151,9 @@ extension Layer {
             guard !l.depthwise || l.outputs == l.inputs else {
                 throw fail("a depthwise convolution needs outputs == inputs, got \(l.outputs) and \(l.inputs)")
             }
+            guard l.groups >= 1, l.inputs % l.groups == 0, l.outputs % l.groups == 0, !l.depthwise || l.groups == 1 else {
+                throw fail("groups \(l.groups) must divide inputs \(l.inputs) and outputs \(l.outputs) (and be 1 for a depthwise convolution)")
+            }
             try check("weights", l.weights, count: l.expectedWeightCount)
             try check("bias", l.bias, count: l.outputs)
         case .gru(let l):

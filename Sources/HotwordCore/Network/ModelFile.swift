@@ -28,7 +28,7 @@ public enum ModelFile {
             case .conv1D(let l):
                 LayerHeader(type: .conv1d, inputs: l.inputs, outputs: l.outputs, activation: l.activation,
                             kernelSize: l.kernelSize, dilation: l.dilation, stride: l.stride, depthwise: l.depthwise,
-                            tensors: ["weights": tensor(l.weights), "bias": tensor(l.bias)])
+                            groups: l.groups == 1 ? nil : l.groups, tensors: ["weights": tensor(l.weights), "bias": tensor(l.bias)])
             case .gru(let l):
                 LayerHeader(type: .gru, inputs: l.inputs, outputs: l.hidden,
                             tensors: ["inputWeights": tensor(l.inputWeights), "recurrentWeights": tensor(l.recurrentWeights),
@@ -155,6 +155,8 @@ private struct LayerHeader: Codable {
     var dilation: Int?
     var stride: Int?
     var depthwise: Bool?
+    /// Absent means 1 (files written before grouped convolutions).
+    var groups: Int?
     var tensors: [String: TensorRef]
 
     func layer(index: Int, weights: [Float]) throws(ModelError) -> Layer {
@@ -178,7 +180,7 @@ private struct LayerHeader: Codable {
         case .conv1d:
             return .conv1D(Conv1DLayer(
                 inputs: inputs, outputs: outputs, kernelSize: try required(kernelSize, "kernelSize"),
-                dilation: dilation ?? 1, stride: stride ?? 1, depthwise: depthwise ?? false,
+                dilation: dilation ?? 1, stride: stride ?? 1, depthwise: depthwise ?? false, groups: groups ?? 1,
                 activation: try required(activation, "activation"), weights: try tensor("weights"), bias: try tensor("bias")))
         case .gru:
             return .gru(GRULayer(inputs: inputs, hidden: outputs, inputWeights: try tensor("inputWeights"),

@@ -121,15 +121,19 @@ private final class ConvRunner: LayerRunner {
             for tap in 0..<layer.kernelSize {
                 Kernels.addProduct(weights.pointer + tap * channels, oldest + tap * tapSpacing, into: out, count: channels)
             }
-        } else if layer.dilation == 1 {
+        } else if layer.dilation == 1 && layer.groups == 1 {
             // The window is exactly the kernel's taps, laid out like each filter's weights.
             Kernels.addMatrixVector(weights.pointer, rows: layer.outputs, columns: layer.kernelSize * channels, oldest, into: out)
         } else {
-            let filterLength = layer.kernelSize * channels
+            // Dilated or grouped: each tap of each filter is a dot product with its group's channels.
+            let groupInputs = layer.inputsPerGroup
+            let filterLength = layer.kernelSize * groupInputs
+            let outputsPerGroup = layer.outputs / layer.groups
             for o in 0..<layer.outputs {
                 let filter = weights.pointer + o * filterLength
+                let firstInput = oldest + (o / outputsPerGroup) * groupInputs
                 for tap in 0..<layer.kernelSize {
-                    out[o] += Kernels.dot(filter + tap * channels, oldest + tap * tapSpacing, count: channels)
+                    out[o] += Kernels.dot(filter + tap * groupInputs, firstInput + tap * tapSpacing, count: groupInputs)
                 }
             }
         }

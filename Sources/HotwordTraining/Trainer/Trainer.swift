@@ -23,19 +23,42 @@ public struct EpochReport: Sendable {
 }
 
 /// Trains a one-keyword model: augmented example pools, mini-batch Adam with class balance,
-/// validation and early stopping, then hard-negative rounds, then export.
+/// validation and early stopping, then hard-negative rounds, then export. With
+/// `ensembleMembers` > 1, the networks seeds `seed`, `seed + 1`, … would train alone become one
+/// model.
 public final class Trainer {
     public let options: TrainingOptions
     private let report: (TrainingProgress) -> Void
 
-    public init(options: TrainingOptions, progress: @escaping (TrainingProgress) -> Void = { _ in }) throws(TrainingError) {
+    public convenience init(options: TrainingOptions, progress: @escaping (TrainingProgress) -> Void = { _ in }) throws(TrainingError) {
         try options.validate()
+        self.init(validated: options, report: progress)
+    }
+
+    private init(validated options: TrainingOptions, report: @escaping (TrainingProgress) -> Void) {
         self.options = options
-        report = progress
+        self.report = report
     }
 
     public func train() throws -> KeywordModel {
         let data = try TrainingData.load(options, report: report)
+        var networks: [Network] = []
+        var validation: ExamplePool?
+        for member in 0..<options.ensembleMembers {
+            var memberOptions = options
+            memberOptions.seed = options.seed &+ UInt64(member)
+            if options.ensembleMembers > 1 {
+                report(.status("ensemble member \(member + 1) of \(options.ensembleMembers): seed \(memberOptions.seed)"))
+            }
+            let trained = try Trainer(validated: memberOptions, report: report).trainNetwork(data: data)
+            networks.append(trained.network)
+            validation = validation ?? trained.validation
+        }
+        return try exportModel(networks, validation: validation!)
+    }
+
+    /// One network, and the validation pool it was chosen on.
+    private func trainNetwork(data: TrainingData) throws -> (network: Network, validation: ExamplePool) {
         let network = try Network(features: options.frontend.featureCount,
                                   layers: LayerSpec.dilatedDepthwiseStack(channels: options.channels, dropout: options.dropout),
                                   seed: options.seed, threads: options.threads)
@@ -91,14 +114,14 @@ public final class Trainer {
 
         try runEpochs(options.epochs, learningRate: options.learningRate)
         for round in 0..<options.hardNegativeRounds {
-            let found = try factory.hardNegatives(for: exportModel(network, validation: validation), round: round)
+            let found = try factory.hardNegatives(for: exportModel([network], validation: validation), round: round)
             report(.status("hard negatives, round \(round + 1): \(found.count) windows where the model fired on negative audio"))
             guard found.count > 0 else { break }
             hardNegatives.append(contentsOf: found)
             best = nil
             try runEpochs(max(options.epochsPerPool * 2, options.epochs / 3), learningRate: options.learningRate / 3)
         }
-        return try exportModel(network, validation: validation)
+        return (network, validation)
     }
 
     /// An epoch takes at least this many optimizer steps (while batches keep 16 windows): a small
@@ -152,8 +175,17 @@ public final class Trainer {
             missRateAtLowFalseAlarms: ValidationScores.missRate(positives, threshold: strictThreshold), improved: false)
     }
 
-    private func exportModel(_ network: Network, validation: ExamplePool) throws -> KeywordModel {
-        let scores = try scores(network, on: validation)
+    /// The networks as one model (an ensemble if several), with a provisional operating point.
+    private func exportModel(_ networks: [Network], validation: ExamplePool) throws -> KeywordModel {
+        let memberScores = try networks.map { try self.scores($0, on: validation) }
+        // The ensemble's score is the sigmoid of the members' mean logit (KeywordModel.ensemble).
+        let scores = memberScores.count == 1 ? memberScores[0] : validation.labels.indices.map { i in
+            let meanLogit = memberScores.reduce(0.0) { sum, member in
+                let p = min(max(Double(member[i]), 1e-7), 1 - 1e-7)
+                return sum + log(p / (1 - p))
+            } / Double(memberScores.count)
+            return Float(1 / (1 + exp(-meanLogit)))
+        }
         let negatives = zip(scores, validation.labels).filter { $0.1 < 0.5 }.map(\.0)
         // Provisional operating point until `hotword tune` measures false alarms per hour:
         // the score only 0.2 % of validation negatives reach.
@@ -174,8 +206,11 @@ public final class Trainer {
                 + options.noiseFolders.map { "noise: \($0)" } + options.roomResponseFolders.map { "rooms: \($0)" }
                 + options.falseAlarmFolders.map { "false alarms: \($0)" } + ["split: \(options.split.summary)"],
             seed: options.seed, date: formatter.string(from: Date()), figures: [:])
-        let model = KeywordModel(keywords: [options.keyword], frontend: options.frontend, layers: network.exportLayers(),
-                                 detection: detection, training: record)
+        let members = networks.map { network in
+            KeywordModel(keywords: [options.keyword], frontend: options.frontend, layers: network.exportLayers(),
+                         detection: detection, training: record)
+        }
+        let model = try KeywordModel.ensemble(of: members)
         try model.validate()
         return model
     }

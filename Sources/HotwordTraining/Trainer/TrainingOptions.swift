@@ -25,6 +25,9 @@ public struct TrainingOptions: Sendable {
     public var falseAlarmFolders: [String] = []
     public var split = DataSplit()
     public var seed: UInt64 = 1
+    /// Networks trained (seeds `seed`, `seed + 1`, …) and run side by side as one
+    /// (`KeywordModel.ensemble(of:)`); 1 trains a single network.
+    public var ensembleMembers = 1
     public var epochs = 24
     /// Stop when the validation score has not improved for this many epochs.
     public var patience = 6
@@ -68,6 +71,7 @@ public struct TrainingOptions: Sendable {
         }
         try check(!keyword.trimmingCharacters(in: .whitespaces).isEmpty, "--keyword", "''", "a name")
         try check(epochs >= 1, "--epochs", epochs, "at least 1")
+        try check((1...8).contains(ensembleMembers), "--ensemble", ensembleMembers, "1 to 8 networks")
         try check(patience >= 1, "--patience", patience, "at least 1")
         try check(averageEpochs >= 0 && averageEpochs.isFinite, "--average-epochs", averageEpochs, "0 or more")
         try check(batchSize >= 2, "--batch-size", batchSize, "at least 2")

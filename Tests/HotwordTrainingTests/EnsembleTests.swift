@@ -1,0 +1,60 @@
+import Foundation
+import HotwordCore
+import HotwordTraining
+import Testing
+
+/// `KeywordModel.ensemble(of:)`: networks run side by side as one.
+extension ExportTests {
+    static let ensembleFeatures = 12
+
+    /// Two networks of the shipped shape, trained apart and exported.
+    func ensembleMembers(keywords: [String] = ["hey susi"]) throws -> [KeywordModel] {
+        try [UInt64(3), 4].map { seed in
+            let network = try Network(features: Self.ensembleFeatures, layers: LayerSpec.dilatedDepthwiseStack(channels: 8), seed: seed)
+            try prepare(network, seed: seed * 10)
+            return KeywordModel(keywords: keywords, frontend: FrontendConfig(melBands: Self.ensembleFeatures), layers: network.exportLayers())
+        }
+    }
+
+    @Test func anEnsembleScoresTheSigmoidOfItsMembersMeanLogit() throws {
+        let members = try ensembleMembers()
+        let ensemble = try KeywordModel.ensemble(of: members)
+        #expect(ensemble.parameterCount == 2 * members[0].parameterCount - 1, "the members share one output bias")
+        #expect(ensemble.multiplyAddsPerSecond == 2 * members[0].multiplyAddsPerSecond, "no work on zero blocks")
+        let grouped = ensemble.layers.filter { if case .conv1D(let c) = $0 { c.groups == 2 } else { false } }
+        #expect(grouped.count == 4, "each member's pointwise convolutions see only its own channels")
+
+        let frames = NetworkTestData.alignedFrames(atLeast: ensemble.receptiveField, stride: ensemble.totalStride)
+        let windows = NetworkTestData.windows(count: 6, frames: frames, features: Self.ensembleFeatures, seed: 5, scale: 1.5, offset: 0.7)
+        let memberScores = try members.map {
+            try streamedLastOutputs($0.layers, features: Self.ensembleFeatures, windows: windows, keywords: $0.keywords)
+        }
+        let scores = try streamedLastOutputs(ensemble.layers, features: Self.ensembleFeatures, windows: windows, keywords: ensemble.keywords)
+        try #require(scores.count == 6 && memberScores.allSatisfy { $0.count == 6 })
+        func logit(_ p: Float) -> Double { log(Double(p) / (1 - Double(p))) }
+        for w in 0..<6 {
+            let expected = 1 / (1 + exp(-(logit(memberScores[0][w]) + logit(memberScores[1][w])) / 2))
+            #expect(abs(Double(scores[w]) - expected) < 1e-5, "window \(w): \(scores[w]) against \(expected)")
+        }
+        #expect(Set(memberScores[0]) != Set(memberScores[1]), "the members must differ for the test to mean anything")
+    }
+
+    @Test func modelsThatCannotRunSideBySideAreNamed() throws {
+        let members = try ensembleMembers()
+        var otherFrontend = members[1]
+        otherFrontend.frontend.normalisation = .perChannelEnergyDefaults
+        #expect { try KeywordModel.ensemble(of: [members[0], otherFrontend]) } throws: {
+            "\($0)" == "cannot combine the models into an ensemble: member 2 does not match member 1 in its frontend"
+        }
+        let otherWord = try ensembleMembers(keywords: ["computer"])[1]
+        #expect { try KeywordModel.ensemble(of: [members[0], otherWord]) } throws: {
+            "\($0)" == "cannot combine the models into an ensemble: member 2 does not match member 1 in its keywords"
+        }
+        let recurrent = try Network(features: Self.ensembleFeatures, layers: [.gru(hidden: 4), .dense(outputs: 1, activation: .sigmoid)], seed: 1)
+        let gru = KeywordModel(keywords: ["hey susi"], frontend: FrontendConfig(melBands: Self.ensembleFeatures), layers: recurrent.exportLayers())
+        #expect { try KeywordModel.ensemble(of: [gru, gru]) } throws: {
+            "\($0)" == "cannot combine the models into an ensemble: layer 0: recurrent layers are not supported in an ensemble"
+        }
+        #expect(try KeywordModel.ensemble(of: [members[0]]) == members[0], "one member is itself")
+    }
+}
