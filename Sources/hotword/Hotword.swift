@@ -27,6 +27,7 @@ struct Hotword: AsyncParsableCommand {
             EnrollCommand.self,
             EvalCommand.self,
             TuneCommand.self,
+            EnsembleCommand.self,
         ]
     )
 }

@@ -1,0 +1,43 @@
+import ArgumentParser
+import HotwordCore
+import HotwordModels
+import HotwordTraining
+
+/// `hotword ensemble`: models of one recipe, trained with different seeds, run as one.
+struct EnsembleCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ensemble",
+        abstract: "Combine models trained with different seeds into one that scores their mean.",
+        discussion: """
+            The models must hear the same keywords with the same features and network shape \
+            (`hotword train` runs that differ in --seed). The result runs them side by side as one \
+            network whose score is the sigmoid of their mean logit: their mistakes differ, so it \
+            misses less and wakes falsely less, at N times the run-time work. `hotword train \
+            --ensemble N` trains the same thing in one go. It keeps the first model's operating \
+            point: run `hotword tune` on the result.
+            """)
+
+    @Argument(help: ArgumentHelp("Model files or bundled model names (two or more).", valueName: "MODEL"))
+    var models: [String]
+
+    @Option(name: .customLong("out"), help: ArgumentHelp("Where to write the combined model (.hwks).", valueName: "MODEL"))
+    var output: String
+
+    func validate() throws {
+        guard models.count >= 2 else { throw ValidationError("give two or more models to combine, got \(models.count)") }
+    }
+
+    func run() throws {
+        do {
+            let members = try models.map { name throws(ModelFileError) in try ModelStore.load(named: name) }
+            var model = try KeywordModel.ensemble(of: members)
+            model.training.command = (["hotword"] + CommandLine.arguments.dropFirst()).map(shellQuoted).joined(separator: " ")
+            model.training.data = zip(models, members).map { name, member in "member \(name): \(member.training.command)" }
+            try ModelStore.save(model, to: output)
+            print("wrote \(output): \(members.count) models side by side, \(model.parameterCount) parameters, "
+                + "\(format(model.multiplyAddsPerSecond / 1e6, 2)) M multiply-adds per second")
+        } catch let error as TrainingError {
+            throw CommandFailure("\(models.joined(separator: ", ")): \(error)")
+        }
+    }
+}
