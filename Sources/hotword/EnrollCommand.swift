@@ -150,7 +150,7 @@ struct EnrollCommand: ParsableCommand {
         if let hardNegativeRounds { options.training.hardNegativeRounds = hardNegativeRounds }
         options.training.seed = seed
         options.training.threads = threads
-        options.command = (["hotword"] + CommandLine.arguments.dropFirst()).map(shellQuoted).joined(separator: " ")
+        options.command = invokedCommandLine
 
         let printer = EnrollmentProgressPrinter()
         let started = Date()

@@ -31,7 +31,7 @@ struct EnsembleCommand: ParsableCommand {
         do {
             let members = try models.map { name throws(ModelFileError) in try ModelStore.load(named: name) }
             var model = try KeywordModel.ensemble(of: members)
-            model.training.command = (["hotword"] + CommandLine.arguments.dropFirst()).map(shellQuoted).joined(separator: " ")
+            model.training.command = invokedCommandLine
             model.training.data = zip(models, members).map { name, member in "member \(name): \(member.training.command)" }
             try ModelStore.save(model, to: output)
             print("wrote \(output): \(members.count) models side by side, \(model.parameterCount) parameters, "

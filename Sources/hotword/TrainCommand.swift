@@ -100,7 +100,7 @@ struct TrainCommand: ParsableCommand {
         options.hardNegativeRounds = hardNegativeRounds
         options.miningPasses = miningPasses
         options.threads = threads
-        options.command = (["hotword"] + CommandLine.arguments.dropFirst()).map(shellQuoted).joined(separator: " ")
+        options.command = invokedCommandLine
         let bar = ProgressBar()
         let started = Date()
         let model: KeywordModel
@@ -156,6 +156,11 @@ final class ProgressBar {
     }
 
     private func write(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+}
+
+/// This process's command line as a user would type it again, for a model's training record.
+var invokedCommandLine: String {
+    (["hotword"] + CommandLine.arguments.dropFirst()).map(shellQuoted).joined(separator: " ")
 }
 
 /// Quotes an argument for display the way a POSIX shell would need it.
