@@ -74,6 +74,22 @@ import Testing
         #expect(decibels < -30, "difference from libsamplerate at speed \(speed): \(decibels) dB")
     }
 
+    /// Outputs whose filter reads only silence are skipped: a clip padded with silence plays
+    /// exactly as if a faint sample at either end made every output count.
+    @Test(arguments: [0.88, 1.0001, 1.12])
+    func skippingSilenceChangesNothing(speed: Double) {
+        let clip = tone(hertz: 440, seconds: 0.3)
+        let silence = [Float](repeating: 0, count: 12_000)
+        var padded = silence + clip + silence
+        let skipped = SpeedPerturbation(speed: speed).apply(padded)
+        padded[0] = 1e-30
+        padded[padded.count - 1] = 1e-30
+        let computed = SpeedPerturbation(speed: speed).apply(padded)
+        #expect(skipped.count == computed.count)
+        #expect(zip(skipped, computed).allSatisfy { abs($0 - $1) <= 1e-25 }, "speed \(speed)")
+        #expect(skipped.contains { $0 != 0 } && skipped.prefix(10_000).allSatisfy { $0 == 0 })
+    }
+
     @Test func silenceStaysSilentAndShortInputsWork() {
         #expect(SpeedPerturbation(speed: 1.1).apply([]).isEmpty)
         let impulse: [Float] = [0, 0, 1, 0, 0]

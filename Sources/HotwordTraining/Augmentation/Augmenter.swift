@@ -145,16 +145,24 @@ final class Augmenter {
         let perturbation = speed == 1 ? nil : SpeedPerturbation(speed: Double(speed))
         let margin = perturbation?.reach ?? 0
         let stretchStart = end - Int((Float(playedSamples) * speed).rounded(.up)) - margin
-        let stretch = (stretchStart..<(end + margin)).map { clip.indices.contains($0) ? clip[$0] : 0 }
+        var stretch = [Float](repeating: 0, count: end + margin - stretchStart)
+        Self.copy(clip, at: stretchStart, into: &stretch)
         let played = perturbation?.apply(stretch) ?? stretch
         // Clip position p is played at (p − stretchStart) / speed.
         let inPlayed = { (clipPosition: Int) in Int((Float(clipPosition - stretchStart) / speed).rounded()) }
         let length = playedSamples
         let windowStart = inPlayed(end) - length
         var window = [Float](repeating: 0, count: length)
-        for i in 0..<length where played.indices.contains(windowStart + i) { window[i] = played[windowStart + i] }
+        Self.copy(played, at: windowStart, into: &window)
         let inWindow = { (clipPosition: Int) in min(length, max(0, inPlayed(clipPosition) - windowStart)) }
         return (window, inWindow(speech.start)..<inWindow(speech.end))
+    }
+
+    /// Fills `destination` with `source[offset...]` where that exists (the rest is left as it is).
+    private static func copy(_ source: [Float], at offset: Int, into destination: inout [Float]) {
+        let overlap = max(0, offset)..<min(source.count, offset + destination.count)
+        guard !overlap.isEmpty else { return }
+        destination.replaceSubrange((overlap.lowerBound - offset)..<(overlap.upperBound - offset), with: source[overlap])
     }
 
     /// Reverberation, level, noise and a faint microphone floor, in place.
@@ -172,7 +180,8 @@ final class Augmenter {
         let level = Mixing.rms(audio[speech])
         if level > 1e-7 {
             let target = pow(10, Float.random(in: settings.levelRange, using: &rng) / 20)
-            for i in audio.indices { audio[i] *= target / level }
+            let gain = target / level
+            for i in audio.indices { audio[i] *= gain }
         }
         if !sources.noise.isEmpty, Float.random(in: 0..<1, using: &rng) < settings.noiseProbability {
             let noise = sources.noise.randomElement(using: &rng)!

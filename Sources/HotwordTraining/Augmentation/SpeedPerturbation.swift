@@ -39,11 +39,17 @@ struct SpeedPerturbation: Sendable {
         var padded = [Float](repeating: 0, count: signal.count + 2 * taps)
         padded.replaceSubrange(taps..<(taps + signal.count), with: signal)
         var output = [Float](repeating: 0, count: outputCount)
+        // Output samples whose kernel reads only silence stay 0: a keyword window is mostly the
+        // silence around a short clip, and skipping it halves the work.
+        guard let first = signal.firstIndex(where: { $0 != 0 }), let last = signal.lastIndex(where: { $0 != 0 }) else { return output }
+        // Conservative bounds (output j reads input ⌊j·speed⌋ − halfWidth + 1 … ⌊j·speed⌋ + halfWidth).
+        let audible = max(0, Int(Double(first - halfWidth) / speed) - 1)...min(outputCount - 1, Int(Double(last + halfWidth) / speed) + 1)
+        guard !audible.isEmpty else { return output }
         let vectors = taps / SIMD8<Float>.scalarCount
         padded.withUnsafeBufferPointer { input in
             kernels.values.withUnsafeBufferPointer { kernels in
                 output.withUnsafeMutableBufferPointer { output in
-                    for j in 0..<outputCount {
+                    for j in audible {
                         let position = Double(j) * speed
                         let n = Int(position)
                         let phase = Int(((position - Double(n)) * Double(Kernels.phases)).rounded())

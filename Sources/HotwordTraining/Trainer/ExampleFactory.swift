@@ -16,10 +16,10 @@ struct ExampleFactory {
     /// 24,000 from 112 minutes, 3.6 per second).
     static let negativeWindowsPerSecond = 4.0
 
-    /// A fresh training pool, with `hardNegatives` (windows a model fired on) at its end.
-    func trainingPool(round: Int, hardNegatives: ExamplePool) throws -> ExamplePool {
+    /// A fresh training pool.
+    func trainingPool(round: Int) throws -> ExamplePool {
         try pool(part: .train, round: round, settings: options.augmentation, positiveVariants: options.positiveVariants,
-                 streamWindows: options.negativeWindows, adding: hardNegatives)
+                 streamWindows: options.negativeWindows)
     }
 
     /// Fixed (same seed every time) and augmented the way the evaluation is: noise at 10 dB.
@@ -33,7 +33,7 @@ struct ExampleFactory {
     }
 
     private func pool(part: DataSplit.Part, round: Int, settings: AugmentationSettings, positiveVariants: Int,
-                      streamWindows: Int, adding extra: ExamplePool? = nil) throws -> ExamplePool {
+                      streamWindows: Int) throws -> ExamplePool {
         enum Job { case positive(Int, variant: Int), utterance(Int), partial(Int), falseAlarm(Int), stream(Int) }
         let positives = data.positives[part] ?? [], utterances = data.utterances[part] ?? []
         var jobs: [Job] = []
@@ -95,7 +95,7 @@ struct ExampleFactory {
             }
             return out
         }
-        let pool = ExamplePool(combining: results + (extra.map { [$0] } ?? []), frames: frames, width: width)
+        let pool = ExamplePool(combining: results, frames: frames, width: width)
         guard pool.positives > 0 else { throw TrainingError.noAudio(role: "usable keyword (no speech found in any clip)", folders: options.positiveFolders + options.personalFolders) }
         return pool
     }

@@ -10,6 +10,8 @@ public enum TrainingProgress: Sendable {
 
 public struct EpochReport: Sendable {
     public var epoch: Int
+    /// Which network of an ensemble (1, 2, …); nil when training one.
+    public var member: Int?
     public var trainingLoss: Float
     public var validationLoss: Float
     /// Share of validation keyword windows scoring below 0.5.
@@ -24,112 +26,100 @@ public struct EpochReport: Sendable {
 
 /// Trains a one-keyword model: augmented example pools, mini-batch Adam with class balance,
 /// validation and early stopping, then hard-negative rounds, then export. With
-/// `ensembleMembers` > 1, the networks seeds `seed`, `seed + 1`, … would train alone become one
-/// model.
+/// `ensembleMembers` > 1, that many networks train in lockstep on the same example pools (drawn
+/// once, the largest cost of training) and become one model.
 public final class Trainer {
     public let options: TrainingOptions
     private let report: (TrainingProgress) -> Void
 
-    public convenience init(options: TrainingOptions, progress: @escaping (TrainingProgress) -> Void = { _ in }) throws(TrainingError) {
+    public init(options: TrainingOptions, progress: @escaping (TrainingProgress) -> Void = { _ in }) throws(TrainingError) {
         try options.validate()
-        self.init(validated: options, report: progress)
-    }
-
-    private init(validated options: TrainingOptions, report: @escaping (TrainingProgress) -> Void) {
         self.options = options
-        self.report = report
+        self.report = progress
     }
 
     public func train() throws -> KeywordModel {
         let data = try TrainingData.load(options, report: report)
-        var networks: [Network] = []
-        var validation: ExamplePool?
-        for member in 0..<options.ensembleMembers {
+        let members = try (0..<options.ensembleMembers).map { index in
             var memberOptions = options
-            memberOptions.seed = options.seed &+ UInt64(member)
-            if options.ensembleMembers > 1 {
-                report(.status("ensemble member \(member + 1) of \(options.ensembleMembers): seed \(memberOptions.seed)"))
-            }
-            let trained = try Trainer(validated: memberOptions, report: report).trainNetwork(data: data)
-            networks.append(trained.network)
-            validation = validation ?? trained.validation
+            memberOptions.seed = options.seed &+ UInt64(index)
+            return try Member(index: index + 1, of: options.ensembleMembers, options: memberOptions, data: data)
         }
-        return try exportModel(networks, validation: validation!)
-    }
-
-    /// One network, and the validation pool it was chosen on.
-    private func trainNetwork(data: TrainingData) throws -> (network: Network, validation: ExamplePool) {
-        let network = try Network(features: options.frontend.featureCount,
-                                  layers: LayerSpec.dilatedDepthwiseStack(channels: options.channels, dropout: options.dropout),
-                                  seed: options.seed, threads: options.threads)
-        let stride = network.totalStride
-        let frames = (network.minimumFrames + stride - 1) / stride * stride
+        let frames = members[0].miner.frames
+        let width = options.frontend.featureCount
         let factory = ExampleFactory(options: options, data: data, frames: frames)
-        report(.status("network: \(network.parameterCount) parameters, window \(frames) frames (\(Double(frames) / 100) s)"))
+        let parameters = members[0].network.parameterCount
+        report(.status("network: \(parameters) parameters, window \(frames) frames (\(Double(frames) / 100) s)"
+            + (members.count > 1 ? "; \(members.count) of them side by side, seeds \(options.seed)…\(members.last!.seed), on shared example pools" : "")))
 
         let validation = try factory.validationPool()
         report(.status("validation: \(validation.positives) keyword windows, \(validation.count - validation.positives) others"))
-        let optimizer = Adam(network: network, configuration: AdamConfiguration(learningRate: options.learningRate, gradientClipNorm: 5))
-        var best: (state: NetworkState, score: Double)?
-        var hardNegatives = ExamplePool(frames: frames, width: options.frontend.featureCount)
         var epoch = 0
 
-        func runEpochs(_ count: Int, learningRate: Float) throws {
-            optimizer.configuration.learningRate = learningRate
-            var pool = ExamplePool(frames: frames, width: options.frontend.featureCount)
-            var sinceImprovement = 0
-            let average = options.averageEpochs > 0 ? WeightAverage(of: network) : nil
+        /// Up to `count` epochs at `learningRate` for each of `training`, with early stopping
+        /// each its own; every member ends the phase with its best weights.
+        func runPhase(_ count: Int, learningRate: Float, for training: [Member]) throws {
+            for member in training { member.startPhase(learningRate: learningRate, averageEpochs: options.averageEpochs) }
+            var pool = ExamplePool(frames: frames, width: width)
             for local in 0..<count {
+                let active = training.filter { !$0.stopped }
+                guard !active.isEmpty else { break }
                 epoch += 1
                 if local % options.epochsPerPool == 0 {
                     report(.status("drawing example pool for epoch \(epoch)…"))
-                    pool = ExamplePool(frames: frames, width: options.frontend.featureCount)  // free it first: ~1 GB
-                    pool = try factory.trainingPool(round: epoch, hardNegatives: hardNegatives)
-                    pool.balanceClasses()
-                    report(.status("pool: \(pool.positives) keyword windows, \(pool.count - pool.positives) others (\(hardNegatives.count) hard)"))
+                    pool = ExamplePool(frames: frames, width: width)  // free it first: ~1 GB
+                    pool = try factory.trainingPool(round: epoch)
+                    report(.status("pool: \(pool.positives) keyword windows, \(pool.count - pool.positives) others"))
                 }
-                let loss = try trainEpoch(network, optimizer: optimizer, pool: pool, epoch: epoch, average: average)
-                // With averaging, validation scores (and training keeps) the averaged weights.
-                func validate() throws -> (EpochReport, NetworkState) {
-                    (try evaluate(network, on: validation, epoch: epoch, trainingLoss: loss), network.state)
-                }
-                var (result, state) = try average.map { try $0.whileApplied(validate) } ?? validate()
-                let score = result.missRateAtLowFalseAlarms + Double(result.validationLoss) * 1e-3
-                result.improved = best == nil || score < best!.score
-                if result.improved {
-                    best = (state, score)
-                    sinceImprovement = 0
-                } else {
-                    sinceImprovement += 1
-                }
-                report(.epoch(result))
-                guard loss.isFinite else { throw TrainingError.diverged(epoch: epoch, loss: loss) }
-                if sinceImprovement >= options.patience {
-                    report(.status("no improvement for \(options.patience) epochs: stopping early"))
-                    break
-                }
+                for member in active { try trainEpoch(member, pool: pool, epoch: epoch, validation: validation) }
             }
-            if let best { try network.restore(best.state) }
+            for member in training { try member.finishPhase() }
         }
 
-        try runEpochs(options.epochs, learningRate: options.learningRate)
+        try runPhase(options.epochs, learningRate: options.learningRate, for: members)
+        var mining = members
         for round in 0..<options.hardNegativeRounds {
-            let found = try factory.hardNegatives(for: exportModel([network], validation: validation), round: round)
-            report(.status("hard negatives, round \(round + 1): \(found.count) windows where the model fired on negative audio"))
-            guard found.count > 0 else { break }
-            hardNegatives.append(contentsOf: found)
-            best = nil
-            try runEpochs(max(options.epochsPerPool * 2, options.epochs / 3), learningRate: options.learningRate / 3)
+            for member in mining {
+                let found = try member.miner.hardNegatives(for: exportModel([member.network], validation: validation), round: round)
+                report(.status("\(member.label)hard negatives, round \(round + 1): \(found.count) windows where the model fired on negative audio"))
+                member.hardNegatives.append(contentsOf: found)
+                // A network that fires on nothing more is done with hard negatives.
+                if found.count == 0 { mining.removeAll { $0 === member } }
+            }
+            guard !mining.isEmpty else { break }
+            try runPhase(max(options.epochsPerPool * 2, options.epochs / 3), learningRate: options.learningRate / 3, for: mining)
         }
-        return (network, validation)
+        return try exportModel(members.map(\.network), validation: validation)
+    }
+
+    /// One epoch of `member` on `pool` plus its hard negatives, then validation and early stopping.
+    private func trainEpoch(_ member: Member, pool: ExamplePool, epoch: Int, validation: ExamplePool) throws {
+        // Without hard negatives the pool's features are shared, not copied (~1 GB).
+        var examples = member.hardNegatives.count == 0 ? pool : ExamplePool(combining: [pool, member.hardNegatives], frames: pool.frames, width: pool.width)
+        examples.balanceClasses()
+        let loss = try trainEpoch(member, examples: examples, epoch: epoch)
+        // With averaging, validation scores (and training keeps) the averaged weights.
+        func validate() throws -> (EpochReport, NetworkState) {
+            var result = try evaluate(member.network, on: validation, epoch: epoch, trainingLoss: loss)
+            result.member = options.ensembleMembers > 1 ? member.index : nil
+            return (result, member.network.state)
+        }
+        var (result, state) = try member.average.map { try $0.whileApplied(validate) } ?? validate()
+        result.improved = member.record(state, score: result.missRateAtLowFalseAlarms + Double(result.validationLoss) * 1e-3)
+        report(.epoch(result))
+        guard loss.isFinite else { throw TrainingError.diverged(epoch: epoch, loss: loss) }
+        if member.sinceImprovement >= options.patience {
+            member.stopped = true
+            report(.status("\(member.label)no improvement for \(options.patience) epochs: stopping early"))
+        }
     }
 
     /// An epoch takes at least this many optimizer steps (while batches keep 16 windows): a small
     /// pool, such as a personal model's, is cut into smaller batches rather than into too few.
     static let minimumStepsPerEpoch = 20
 
-    private func trainEpoch(_ network: Network, optimizer: Adam, pool: ExamplePool, epoch: Int, average: WeightAverage?) throws -> Float {
-        var rng = SeededRandom.derived(seed: options.seed, stream: 1_000_000 + UInt64(epoch))
+    private func trainEpoch(_ member: Member, examples pool: ExamplePool, epoch: Int) throws -> Float {
+        var rng = SeededRandom.derived(seed: member.seed, stream: 1_000_000 + UInt64(epoch))
         let order = Array(0..<pool.count).shuffled(using: &rng)
         let batchSize = min(options.batchSize, max(16, pool.count / Self.minimumStepsPerEpoch))
         let batches = (order.count + batchSize - 1) / batchSize
@@ -139,8 +129,8 @@ public final class Trainer {
             let indices = order[(b * batchSize)..<min(order.count, (b + 1) * batchSize)]
             guard indices.count >= 2 else { continue }  // batch norm needs two windows
             let batch = pool.batch(indices)
-            let loss = try network.trainStep(batch.windows, targets: .binary(batch.labels), weights: batch.weights, optimizer: optimizer)
-            average?.update(decay: averageDecay)
+            let loss = try member.network.trainStep(batch.windows, targets: .binary(batch.labels), weights: batch.weights, optimizer: member.optimizer)
+            member.average?.update(decay: averageDecay)
             totalLoss += loss
             if b % 20 == 0 || b == batches - 1 { report(.batch(epoch: epoch, done: b + 1, total: batches, loss: totalLoss / Float(b + 1))) }
         }
@@ -213,6 +203,64 @@ public final class Trainer {
         let model = try KeywordModel.ensemble(of: members)
         try model.validate()
         return model
+    }
+}
+
+/// One network in training, and where its training stands.
+private final class Member {
+    /// 1, 2, … in an ensemble of `members`.
+    let index: Int
+    let seed: UInt64
+    let network: Network
+    let optimizer: Adam
+    /// Searches the negative audio for hard negatives with this member's own seed.
+    let miner: ExampleFactory
+    /// Windows this network once fired on, added to every pool it trains on.
+    var hardNegatives: ExamplePool
+    private var best: (state: NetworkState, score: Double)?
+    private(set) var sinceImprovement = 0
+    private(set) var average: WeightAverage?
+    /// Early stopping ended its current phase.
+    var stopped = false
+    /// "network 2: " in an ensemble, so progress lines say whose they are.
+    let label: String
+
+    init(index: Int, of members: Int, options: TrainingOptions, data: TrainingData) throws {
+        self.index = index
+        seed = options.seed
+        network = try Network(features: options.frontend.featureCount,
+                              layers: LayerSpec.dilatedDepthwiseStack(channels: options.channels, dropout: options.dropout),
+                              seed: options.seed, threads: options.threads)
+        optimizer = Adam(network: network, configuration: AdamConfiguration(learningRate: options.learningRate, gradientClipNorm: 5))
+        let stride = network.totalStride
+        let frames = (network.minimumFrames + stride - 1) / stride * stride
+        miner = ExampleFactory(options: options, data: data, frames: frames)
+        hardNegatives = ExamplePool(frames: frames, width: options.frontend.featureCount)
+        label = members > 1 ? "network \(index): " : ""
+    }
+
+    func startPhase(learningRate: Float, averageEpochs: Double) {
+        optimizer.configuration.learningRate = learningRate
+        best = nil
+        sinceImprovement = 0
+        stopped = false
+        average = averageEpochs > 0 ? WeightAverage(of: network) : nil
+    }
+
+    /// Keeps `state` if `score` (lower is better) is the phase's best so far; true if it is.
+    func record(_ state: NetworkState, score: Double) -> Bool {
+        guard best == nil || score < best!.score else {
+            sinceImprovement += 1
+            return false
+        }
+        best = (state, score)
+        sinceImprovement = 0
+        return true
+    }
+
+    /// Back to the phase's best weights.
+    func finishPhase() throws {
+        if let best { try network.restore(best.state) }
     }
 }
 

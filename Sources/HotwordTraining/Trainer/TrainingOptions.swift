@@ -25,7 +25,8 @@ public struct TrainingOptions: Sendable {
     public var falseAlarmFolders: [String] = []
     public var split = DataSplit()
     public var seed: UInt64 = 1
-    /// Networks trained (seeds `seed`, `seed + 1`, …) and run side by side as one
+    /// Networks trained in lockstep on the same example pools (seeds `seed`, `seed + 1`, … for
+    /// their initial weights, batch order and hard-negative search) and run side by side as one
     /// (`KeywordModel.ensemble(of:)`); 1 trains a single network.
     public var ensembleMembers = 1
     public var epochs = 24
