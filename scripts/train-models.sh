@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces the shipped models in Models/: synthesizes voice data, trains, tunes on the
 # validation part, evaluates on the held-out test part, and writes the figures the model
-# cards quote. Slow (about 20–30 minutes of training per keyword on the 2-core machine, plus
+# cards quote. Slow (about 15–20 minutes of training per keyword on the 2-core machine, plus
 # synthesis, tuning and evaluation): not part of the test suite.
 #
 #   scripts/train-models.sh [--no-train] [keyword…]   # default: hey_susi computer jarvis alexa
@@ -76,8 +76,8 @@ for keyword in "${@:-hey_susi computer jarvis alexa}"; do
       # recipe's models measured worse on its test part (Models/hey_susi.md).
       hey_susi) train_one hey_susi "hey susi" "" "$SYNTH/hey_susi/positive" --patience 12 ;;
       computer) train_one computer computer "$S/keywords/computer" "$SYNTH/computer/positive" ;;
-      # Two seeds side by side (--ensemble 2): one seed alone measured 2.4–8.0 % (jarvis) and
-      # 4.2–8.9 % (alexa) on the test part; twice the training, still within 30 minutes.
+      # Two networks side by side (--ensemble 2, trained on shared pools): one seed alone measured
+      # 2.4–8.0 % (jarvis) and 4.2–8.9 % (alexa) on the test part; alexa trains in 20.4 min.
       jarvis|alexa) train_one "$k" "$k" "$S/keywords/$k" "$SYNTH/$k/positive" --ensemble 2 ;;
       *) echo "unknown keyword $k (hey_susi, computer, jarvis, alexa)" >&2; exit 64 ;;
     esac
