@@ -39,7 +39,7 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "Random seed: the same seed, data and --threads give the same model.")
     var seed: UInt64 = 1
 
-    @Option(help: "Networks to train side by side on the same example pools (seeds --seed, --seed + 1, … for their weights, batch order and hard negatives) and run as one model whose score is their mean: fewer false alarms and misses, at N times the run time and about 1 + 0.6 (N − 1) times the training time.")
+    @Option(help: "Networks to train side by side on the same example pools (seeds --seed, --seed + 1, … for their weights, batch order and hard negatives) and run as one model whose score is their mean: fewer false alarms and misses, at N times the run time; each network after the first adds about 40 % to the training time.")
     var ensemble = 1
 
     @Option(help: "Most epochs (early stopping may end sooner).")

@@ -97,7 +97,7 @@ public final class Trainer {
         // Without hard negatives the pool's features are shared, not copied (~1 GB).
         var examples = member.hardNegatives.count == 0 ? pool : ExamplePool(combining: [pool, member.hardNegatives], frames: pool.frames, width: pool.width)
         examples.balanceClasses()
-        let loss = try trainEpoch(member, examples: examples, epoch: epoch)
+        let loss = try trainBatches(member, on: examples, epoch: epoch)
         // With averaging, validation scores (and training keeps) the averaged weights.
         func validate() throws -> (EpochReport, NetworkState) {
             var result = try evaluate(member.network, on: validation, epoch: epoch, trainingLoss: loss)
@@ -118,7 +118,8 @@ public final class Trainer {
     /// pool, such as a personal model's, is cut into smaller batches rather than into too few.
     static let minimumStepsPerEpoch = 20
 
-    private func trainEpoch(_ member: Member, examples pool: ExamplePool, epoch: Int) throws -> Float {
+    /// One pass of mini-batches over `pool` in a shuffled order; the mean loss.
+    private func trainBatches(_ member: Member, on pool: ExamplePool, epoch: Int) throws -> Float {
         var rng = SeededRandom.derived(seed: member.seed, stream: 1_000_000 + UInt64(epoch))
         let order = Array(0..<pool.count).shuffled(using: &rng)
         let batchSize = min(options.batchSize, max(16, pool.count / Self.minimumStepsPerEpoch))
