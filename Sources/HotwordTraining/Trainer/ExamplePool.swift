@@ -42,6 +42,42 @@ struct ExamplePool {
         weights += other.weights
     }
 
+    /// The windows at `indices`, as a batch.
+    func batch(_ indices: ArraySlice<Int>) -> (windows: WindowBatch, labels: [Float], weights: [Float]) {
+        (Self.windows(indices.map { (self, $0) }, frames: frames, width: width), indices.map { labels[$0] }, indices.map { weights[$0] })
+    }
+
+    /// Window `index` of each `(pool, index)`, one after another.
+    fileprivate static func windows(_ sources: [(pool: ExamplePool, index: Int)], frames: Int, width: Int) -> WindowBatch {
+        let size = frames * width
+        var values = [Float](repeating: 0, count: sources.count * size)
+        values.withUnsafeMutableBufferPointer { out in
+            for (row, source) in sources.enumerated() {
+                source.pool.features.withUnsafeBufferPointer { all in
+                    (out.baseAddress! + row * size).update(from: all.baseAddress! + source.index * size, count: size)
+                }
+            }
+        }
+        return WindowBatch(values: values, count: sources.count, frames: frames)
+    }
+}
+
+/// Pools trained on as one, their features shared rather than copied (a pool is about 1 GB):
+/// window i is the first pool's, then the second's, and so on. Labels and weights are the set's
+/// own, so class balance can weigh them.
+struct TrainingSet {
+    let pools: [ExamplePool]
+    let labels: [Float]
+    private(set) var weights: [Float]
+
+    init(_ pools: [ExamplePool]) {
+        self.pools = pools
+        labels = pools.flatMap(\.labels)
+        weights = pools.flatMap(\.weights)
+    }
+
+    var count: Int { labels.count }
+
     /// Scales weights so positives and negatives weigh the same in total.
     mutating func balanceClasses() {
         let positiveWeight = zip(labels, weights).reduce(Float(0)) { $0 + ($1.0 > 0.5 ? $1.1 : 0) }
@@ -55,15 +91,14 @@ struct ExamplePool {
 
     /// The windows at `indices`, as a batch.
     func batch(_ indices: ArraySlice<Int>) -> (windows: WindowBatch, labels: [Float], weights: [Float]) {
-        let size = frames * width
-        var values = [Float](repeating: 0, count: indices.count * size)
-        values.withUnsafeMutableBufferPointer { out in
-            features.withUnsafeBufferPointer { all in
-                for (row, index) in indices.enumerated() {
-                    (out.baseAddress! + row * size).update(from: all.baseAddress! + index * size, count: size)
-                }
+        let sources = indices.map { index in
+            var rest = index, part = 0
+            while rest >= pools[part].count {
+                rest -= pools[part].count
+                part += 1
             }
+            return (pools[part], rest)
         }
-        return (WindowBatch(values: values, count: indices.count, frames: frames), indices.map { labels[$0] }, indices.map { weights[$0] })
+        return (ExamplePool.windows(sources, frames: pools[0].frames, width: pools[0].width), indices.map { labels[$0] }, indices.map { weights[$0] })
     }
 }

@@ -94,8 +94,7 @@ public final class Trainer {
 
     /// One epoch of `member` on `pool` plus its hard negatives, then validation and early stopping.
     private func trainEpoch(_ member: Member, pool: ExamplePool, epoch: Int, validation: ExamplePool) throws {
-        // Without hard negatives the pool's features are shared, not copied (~1 GB).
-        var examples = member.hardNegatives.count == 0 ? pool : ExamplePool(combining: [pool, member.hardNegatives], frames: pool.frames, width: pool.width)
+        var examples = TrainingSet([pool, member.hardNegatives])
         examples.balanceClasses()
         let loss = try trainBatches(member, on: examples, epoch: epoch)
         // With averaging, validation scores (and training keeps) the averaged weights.
@@ -119,7 +118,7 @@ public final class Trainer {
     static let minimumStepsPerEpoch = 20
 
     /// One pass of mini-batches over `pool` in a shuffled order; the mean loss.
-    private func trainBatches(_ member: Member, on pool: ExamplePool, epoch: Int) throws -> Float {
+    private func trainBatches(_ member: Member, on pool: TrainingSet, epoch: Int) throws -> Float {
         var rng = SeededRandom.derived(seed: member.seed, stream: 1_000_000 + UInt64(epoch))
         let order = Array(0..<pool.count).shuffled(using: &rng)
         let batchSize = min(options.batchSize, max(16, pool.count / Self.minimumStepsPerEpoch))
