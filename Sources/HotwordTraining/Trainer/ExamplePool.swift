@@ -41,28 +41,9 @@ struct ExamplePool {
         labels += other.labels
         weights += other.weights
     }
-
-    /// The windows at `indices`, as a batch.
-    func batch(_ indices: ArraySlice<Int>) -> (windows: WindowBatch, labels: [Float], weights: [Float]) {
-        (Self.windows(indices.map { (self, $0) }, frames: frames, width: width), indices.map { labels[$0] }, indices.map { weights[$0] })
-    }
-
-    /// Window `index` of each `(pool, index)`, one after another.
-    fileprivate static func windows(_ sources: [(pool: ExamplePool, index: Int)], frames: Int, width: Int) -> WindowBatch {
-        let size = frames * width
-        var values = [Float](repeating: 0, count: sources.count * size)
-        values.withUnsafeMutableBufferPointer { out in
-            for (row, source) in sources.enumerated() {
-                source.pool.features.withUnsafeBufferPointer { all in
-                    (out.baseAddress! + row * size).update(from: all.baseAddress! + source.index * size, count: size)
-                }
-            }
-        }
-        return WindowBatch(values: values, count: sources.count, frames: frames)
-    }
 }
 
-/// Pools trained on as one, their features shared rather than copied (a pool is about 1 GB):
+/// Pools trained or scored on as one, their features shared rather than copied (a pool is about 1 GB):
 /// window i is the first pool's, then the second's, and so on. Labels and weights are the set's
 /// own, so class balance can weigh them.
 struct TrainingSet {
@@ -91,14 +72,21 @@ struct TrainingSet {
 
     /// The windows at `indices`, as a batch.
     func batch(_ indices: ArraySlice<Int>) -> (windows: WindowBatch, labels: [Float], weights: [Float]) {
-        let sources = indices.map { index in
-            var rest = index, part = 0
-            while rest >= pools[part].count {
-                rest -= pools[part].count
-                part += 1
+        let (frames, width) = (pools[0].frames, pools[0].width)
+        let size = frames * width
+        var values = [Float](repeating: 0, count: indices.count * size)
+        values.withUnsafeMutableBufferPointer { out in
+            for (row, index) in indices.enumerated() {
+                var rest = index, part = 0
+                while rest >= pools[part].count {
+                    rest -= pools[part].count
+                    part += 1
+                }
+                pools[part].features.withUnsafeBufferPointer { all in
+                    (out.baseAddress! + row * size).update(from: all.baseAddress! + rest * size, count: size)
+                }
             }
-            return (pools[part], rest)
         }
-        return (ExamplePool.windows(sources, frames: pools[0].frames, width: pools[0].width), indices.map { labels[$0] }, indices.map { weights[$0] })
+        return (WindowBatch(values: values, count: indices.count, frames: frames), indices.map { labels[$0] }, indices.map { weights[$0] })
     }
 }

@@ -52,8 +52,9 @@ public final class Trainer {
         report(.status("network: \(parameters) parameters, window \(frames) frames (\(Double(frames) / 100) s)"
             + (members.count > 1 ? "; \(members.count) of them side by side, seeds \(options.seed)…\(members.last!.seed), on shared example pools" : "")))
 
-        let validation = try factory.validationPool()
-        report(.status("validation: \(validation.positives) keyword windows, \(validation.count - validation.positives) others"))
+        let validationPool = try factory.validationPool()
+        report(.status("validation: \(validationPool.positives) keyword windows, \(validationPool.count - validationPool.positives) others"))
+        let validation = TrainingSet([validationPool])
         var epoch = 0
 
         /// Up to `count` epochs at `learningRate` for each of `training`, with early stopping
@@ -93,7 +94,7 @@ public final class Trainer {
     }
 
     /// One epoch of `member` on `pool` plus its hard negatives, then validation and early stopping.
-    private func trainEpoch(_ member: Member, pool: ExamplePool, epoch: Int, validation: ExamplePool) throws {
+    private func trainEpoch(_ member: Member, pool: ExamplePool, epoch: Int, validation: TrainingSet) throws {
         var examples = TrainingSet([pool, member.hardNegatives])
         examples.balanceClasses()
         let loss = try trainBatches(member, on: examples, epoch: epoch)
@@ -137,7 +138,7 @@ public final class Trainer {
         return totalLoss / Float(max(batches, 1))
     }
 
-    func scores(_ network: Network, on pool: ExamplePool) throws -> [Float] {
+    func scores(_ network: Network, on pool: TrainingSet) throws -> [Float] {
         var scores: [Float] = []
         var start = 0
         while start < pool.count {
@@ -148,7 +149,7 @@ public final class Trainer {
         return scores
     }
 
-    private func evaluate(_ network: Network, on pool: ExamplePool, epoch: Int, trainingLoss: Float) throws -> EpochReport {
+    private func evaluate(_ network: Network, on pool: TrainingSet, epoch: Int, trainingLoss: Float) throws -> EpochReport {
         let scores = try scores(network, on: pool)
         var loss: Double = 0
         var positives: [Float] = [], negatives: [Float] = []
@@ -166,7 +167,7 @@ public final class Trainer {
     }
 
     /// The networks as one model (an ensemble if several), with a provisional operating point.
-    private func exportModel(_ networks: [Network], validation: ExamplePool) throws -> KeywordModel {
+    private func exportModel(_ networks: [Network], validation: TrainingSet) throws -> KeywordModel {
         let memberScores = try networks.map { try self.scores($0, on: validation) }
         // The ensemble's score is the sigmoid of the members' mean logit (KeywordModel.ensemble).
         let scores = memberScores.count == 1 ? memberScores[0] : validation.labels.indices.map { i in
