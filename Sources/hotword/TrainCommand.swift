@@ -63,6 +63,9 @@ struct TrainCommand: ParsableCommand {
     @Flag(help: "Draw every --positives folder's training clips as often as the largest folder's (each time augmented afresh), e.g. a few hundred recordings of people beside thousands of synthetic clips.")
     var balancePositives = false
 
+    @Flag(help: "Play the long negative recordings at random speeds (tempo and pitch, × 0.88–1.12) as the keyword clips are: more voices than their speakers' saying what is not the keyword.")
+    var speedNegatives = false
+
     @Option(help: "Augmented windows per keyword clip per example pool.")
     var positiveVariants = 8
 
@@ -96,6 +99,7 @@ struct TrainCommand: ParsableCommand {
         options.dropout = dropout
         options.positiveVariants = positiveVariants
         options.balancePositiveFolders = balancePositives
+        options.augmentation.speedPerturbsNegativeAudio = speedNegatives
         options.negativeWindows = negativeWindows
         options.hardNegativeRounds = hardNegativeRounds
         options.miningPasses = miningPasses

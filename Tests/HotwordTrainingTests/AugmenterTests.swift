@@ -124,4 +124,38 @@ import Testing
         // below the clip's; it is never above +6 dB.
         #expect(ratio < 2.01)
     }
+
+    /// Negative recordings are played at a random speed only when asked, and recipes that do not
+    /// ask draw exactly the random numbers they drew before (their models stay reproducible).
+    @Test func negativeAudioChangesSpeedOnlyWhenAsked() throws {
+        var rng = SeededRandom(seed: 5), untouched = rng
+        #expect(try augmenter().negativeAudioSpeed(using: &rng) == 1)
+        #expect(rng.next() == untouched.next())
+
+        var settings = AugmentationSettings()
+        settings.speedPerturbsNegativeAudio = true
+        let perturbing = try Augmenter(settings: settings, sources: AugmentationSources(noise: [], roomResponses: []), frontend: frontend, frames: frames)
+        let speeds = (0..<50).map { _ in perturbing.negativeAudioSpeed(using: &rng) }
+        #expect(speeds.allSatisfy(settings.speedRange.contains))
+        #expect(speeds.min()! < 0.95 && speeds.max()! > 1.05)
+    }
+
+    /// A stretch of a long recording played at another speed is that stretch of the whole
+    /// recording played at that speed, to its last sample (the filter reads on past its end).
+    @Test func aStretchPlayedAtASpeedMatchesPlayingTheWholeRecording() throws {
+        let augmenter = try augmenter()
+        let recording = try recording("computer/04685ec1-bfbf-4c53-a852-60274a74d80e.flac")
+        #expect(augmenter.played(recording, from: 7_000, count: 16_000, speed: 1) == Array(recording[7_000..<23_000]))
+
+        // At 7/8 speed, input 7 000 is output 8 000 of the whole, on the same filter phases.
+        let played = augmenter.played(recording, from: 7_000, count: 16_000, speed: 0.875)
+        let whole = SpeedPerturbation(speed: 0.875).apply(recording)
+        #expect(played.count == 16_000)
+        let reach = SpeedPerturbation(speed: 0.875).reach
+        let worst = (2 * reach..<16_000).map { abs(played[$0] - whole[8_000 + $0]) }.max()!
+        #expect(worst < 1e-6, "largest difference \(worst)")
+        // Near the recording's end there is less to play.
+        let tail = augmenter.played(recording, from: recording.count - 1_400, count: 16_000, speed: 0.875)
+        #expect(tail.count == 1_600)
+    }
 }

@@ -12,6 +12,10 @@ public struct AugmentationSettings: Sendable, Hashable {
     public var recordedRoomShare: Float = 0.3
     /// Speed perturbation (tempo and pitch together), as a factor.
     public var speedRange: ClosedRange<Float> = 0.88...1.12
+    /// Whether long negative recordings are played at a random speed in `speedRange` too, as
+    /// keyword clips are: each speaker heard in more voices (higher, lower, faster, slower), so
+    /// the model meets more voices saying other things than its few dozen speakers.
+    public var speedPerturbsNegativeAudio = false
     /// Speech level, dB relative to full scale (RMS over the speech).
     public var levelRange: ClosedRange<Float> = -42...(-12)
     /// Where a positive window ends relative to the keyword's end, in 10 ms frames.
@@ -156,6 +160,21 @@ final class Augmenter {
         Self.copy(played, at: windowStart, into: &window)
         let inWindow = { (clipPosition: Int) in min(length, max(0, inPlayed(clipPosition) - windowStart)) }
         return (window, inWindow(speech.start)..<inWindow(speech.end))
+    }
+
+    /// Up to `count` samples of `source` from `start` on, played `speed` times faster (the
+    /// stretch of `source` that becomes them, plus what the filter reads beyond its end).
+    func played(_ source: [Float], from start: Int, count: Int, speed: Float) -> [Float] {
+        guard speed != 1 else { return Array(source[start..<min(source.count, start + count)]) }
+        let perturbation = SpeedPerturbation(speed: Double(speed))
+        let end = min(source.count, start + Int((Float(count) * speed).rounded(.up)) + perturbation.reach)
+        return Array(perturbation.apply(Array(source[start..<end])).prefix(count))
+    }
+
+    /// The speed to play a stretch of negative audio at: 1 unless `speedPerturbsNegativeAudio`
+    /// (no random number is drawn then, so recipes without it draw what they always drew).
+    func negativeAudioSpeed(using rng: inout SeededRandom) -> Float {
+        settings.speedPerturbsNegativeAudio ? Float.random(in: settings.speedRange, using: &rng) : 1
     }
 
     /// Fills `destination` with `source[offset...]` where that exists (the rest is left as it is).

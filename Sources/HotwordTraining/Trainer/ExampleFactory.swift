@@ -81,11 +81,13 @@ struct ExampleFactory {
                 }
             case .stream(let segment):
                 // With the audio before the segment as context, so its first windows are warmed up too.
-                let start = segment * segmentLength
-                let contextStart = max(0, start - augmenter.contextFrames * options.frontend.frameShift)
-                var audio = Array(stream[contextStart..<min(stream.count, start + segmentLength + augmenter.windowSamples)])
+                let start = segment * segmentLength, shift = options.frontend.frameShift
+                let speed = augmenter.negativeAudioSpeed(using: &rng)
+                let contextStart = max(0, start - Int(Float(augmenter.contextFrames * shift) * speed))
+                let context = Int((Float(start - contextStart) / speed).rounded())
+                var audio = augmenter.played(stream, from: contextStart, count: context + segmentLength + augmenter.windowSamples, speed: speed)
                 augmenter.augment(&audio, speech: 0..<audio.count, using: &rng)
-                let features = augmenter.features(of: audio, droppingFrames: (start - contextStart) / options.frontend.frameShift, using: &rng)
+                let features = augmenter.features(of: audio, droppingFrames: context / shift, using: &rng)
                 let available = features.count / width - frames
                 guard available > 0 else { break }
                 for _ in 0..<windowsPerSegment {
@@ -121,7 +123,7 @@ struct ExampleFactory {
         let threshold: Float = 0.3
         var start = 0
         while start < stream.count {
-            var audio = Array(stream[start..<min(stream.count, start + segmentLength)])
+            var audio = augmenter.played(stream, from: start, count: segmentLength, speed: augmenter.negativeAudioSpeed(using: &rng))
             augmenter.augment(&audio, speech: 0..<audio.count, using: &rng)
             let features = augmenter.features(of: audio, using: &rng)
             let network = StreamingNetwork(model: model)
