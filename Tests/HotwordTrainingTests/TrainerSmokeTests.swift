@@ -2,7 +2,7 @@ import Foundation
 import HotwordAudio
 import HotwordCore
 import HotwordTestSupport
-import HotwordTraining
+@testable import HotwordTraining
 import Testing
 
 /// Speech from the real espeak-ng engine, written as WAV files.
@@ -169,6 +169,28 @@ enum Espeak {
         #expect(three > one, "one pass: \(one) windows, three: \(three)")
         options.miningPasses = 0
         #expect { try Trainer(options: options) } throws: { "\($0)" == "--mining-passes 0 is invalid: expected at least 1" }
+    }
+
+    /// `--speed-negatives` changes the windows cut from long negative audio (they come last in a
+    /// pool) and nothing else: keyword, partial and utterance windows stay as they were drawn.
+    @Test func speedNegativesChangesOnlyTheNegativeAudioWindows() throws {
+        var options = try Self.tinyTraining(in: folder)
+        func pool(speedingNegatives: Bool) throws -> ExamplePool {
+            options.augmentation.speedPerturbsNegativeAudio = speedingNegatives
+            let data = try TrainingData.load(options) { _ in }
+            return try ExampleFactory(options: options, data: data, frames: 183).trainingPool(round: 0)
+        }
+        let plain = try pool(speedingNegatives: false), sped = try pool(speedingNegatives: true)
+        #expect(plain.labels == sped.labels)
+        func window(_ index: Int, of pool: ExamplePool) -> ArraySlice<Float> {
+            let size = pool.frames * pool.width
+            return pool.features[(index * size)..<((index + 1) * size)]
+        }
+        let differing = (0..<plain.count).filter { window($0, of: plain) != window($0, of: sped) }
+        let first = try #require(differing.first, "no window changed")
+        #expect(differing == Array(first..<plain.count), "only a run of windows at the end changes: \(differing)")
+        #expect(plain.labels[first...].allSatisfy { $0 == 0 })
+        #expect(plain.labels[..<first].contains(1) && plain.labels[..<first].contains(0))
     }
 
     /// `--balance-positives`: a folder of one clip is drawn as often as a folder of four.
