@@ -6,7 +6,7 @@
 # test-part "jarvis" recordings (other people) spread through the test part of the real speech,
 # noise at 10 dB SNR, 10 passes. Slow (minutes): not part of the test suite.
 #
-#   scripts/measure-enroll.sh [enroll options…]     # e.g. --quick, --features pcen
+#   scripts/measure-enroll.sh [enroll options…]     # e.g. --quick
 #
 # HOTWORD_ENROLL_OUT: where the enrollment folder, model and figures go (default .build-enroll);
 # its synthetic clips are kept between runs with the same --synthetic, --seed and --engine.

@@ -63,9 +63,6 @@ struct EnrollCommand: ParsableCommand {
     @Option(help: "Channels in every convolution (model size). (default: 32; --quick 24)")
     var channels: Int?
 
-    @Option(help: "Features: log-mel energies, or pcen (per-channel energy normalisation instead of the logarithm: cancels stationary noise and loudness). (default: log-mel)")
-    var features: FeatureKind?
-
     @Option(help: "Rounds of hard-negative mining after training. (default: 1)")
     var hardNegativeRounds: Int?
 
@@ -150,7 +147,6 @@ struct EnrollCommand: ParsableCommand {
         options.targetFalseAlarmsPerHour = target
         if let epochs { options.training.epochs = epochs }
         if let channels { options.training.channels = channels }
-        if let features { options.training.frontend.normalisation = features.normalisation }
         if let hardNegativeRounds { options.training.hardNegativeRounds = hardNegativeRounds }
         options.training.seed = seed
         options.training.threads = threads
