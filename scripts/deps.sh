@@ -14,6 +14,7 @@ packages=(
   sox libsox-fmt-base                # tests: an independent encoder/decoder (FLAC, OGG, WAV) to check our audio files against
   libopenblas-dev                    # matrix products (cblas_sgemm) for training keyword networks
   systemd                            # tests: systemd-analyze verify checks the service units in systemd/
+  time                               # GNU time: wall, CPU and peak memory in scripts/measure-enroll.sh
 )
 missing=()
 for p in "${packages[@]}"; do
