@@ -95,7 +95,7 @@ struct TrainCommand: ParsableCommand {
         options.patience = patience
         options.averageEpochs = averageEpochs
         options.channels = channels
-        options.frontend.normalisation = features.normalisation
+        if features == .pcen { options.frontend.normalisation = .perChannelEnergyDefaults }
         options.dropout = dropout
         options.positiveVariants = positiveVariants
         options.balancePositiveFolders = balancePositives
@@ -125,14 +125,6 @@ struct TrainCommand: ParsableCommand {
 enum FeatureKind: String, ExpressibleByArgument, CaseIterable {
     case logMel = "log-mel"
     case pcen
-
-    /// What the frontend does after the mel filterbank.
-    var normalisation: FeatureNormalisation {
-        switch self {
-        case .logMel: .none
-        case .pcen: .perChannelEnergyDefaults
-        }
-    }
 }
 
 /// Draws training progress on stderr: a bar while an epoch runs, a line when it ends.
