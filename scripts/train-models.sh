@@ -23,13 +23,19 @@ swift build -c release
 mkdir -p "$OUT/figures"
 hotword=.build/release/hotword
 
-# Negative speech for every keyword: the other keywords, words and phrases, read speech.
+# Held-out sources (docs/training.md, "Held-out sources"): no model trains or tunes on them, and
+# scripts/eval-heldout.sh judges every model on them, each source on its own.
+source scripts/heldout-sources.sh
+
+# Negative speech for every keyword: the other keywords, words and phrases, read speech — every
+# real corpus but the held-out ones.
 negatives_except() {
   local keep=$1 args=()
   for k in alexa computer jarvis smart_mirror; do [ "$k" = "$keep" ] || args+=(--negatives "$S/keywords/$k"); done
-  args+=(--negatives "$S/negatives" --negatives "$S/speech")
+  for folder in "${TRAINING_SPEECH[@]}"; do args+=(--negatives "$folder"); done
   printf '%s\n' "${args[@]}"
 }
+noise=(); for n in "${TRAINING_NOISE[@]}"; do noise+=(--noise "$n"); done
 
 synthesize() {  # phrase folder
   [ -d "$SYNTH/$2" ] || $hotword synthesize "$1" --out "$SYNTH/$2" --negatives --seed 1
@@ -42,29 +48,31 @@ train_one() {  # name phrase real-positives-folder (or "") synthetic-positives-f
   mapfile -t negatives < <(negatives_except "$name")
   synthesize "$phrase" "$name"
   # People and synthetic voices weigh alike (--balance-positives; a no-op for one folder); 64
-  # channels, three hard-negative rounds, weight averaging and PCEN features (docs/training.md has
-  # what each measured).
+  # channels, three hard-negative rounds, weight averaging and PCEN features; every example heard
+  # through a random microphone and line half the time, noise and music alone as negatives, the
+  # negative recordings at other speeds (docs/training.md has what each measured).
   ((train)) && $hotword train --keyword "$phrase" "${positives[@]}" "${negatives[@]}" --balance-positives \
     --negatives "$SYNTH/$name/confusable" --negatives "$SYNTH/$name/speech" \
-    --noise "$S/noise" --rirs "$S/rirs" --seed 1 --channels 64 --hard-negative-rounds 3 --average-epochs 1 --features pcen "${extra[@]}" ${HOTWORD_TRAIN_FLAGS:-} \
+    "${noise[@]}" --rirs "$S/rirs" --seed 1 --channels 64 --hard-negative-rounds 3 --average-epochs 1 --features pcen \
+    --channels-augmented 0.5 --noise-windows 2000 --speed-negatives "${extra[@]}" ${HOTWORD_TRAIN_FLAGS:-} \
     --out "$OUT/$name.hwks"
   # Operating point: the lowest threshold with at most 1 false alarm/h on the validation part.
   # Every stream below is heard in 10 passes (own order and noise each): where a clip lands in
   # the noise moves the figures of one pass by several clips.
-  $hotword tune --model "$OUT/$name.hwks" "${positives[@]}" "${negatives[@]}" --noise "$S/noise" \
+  $hotword tune --model "$OUT/$name.hwks" "${positives[@]}" "${negatives[@]}" "${noise[@]}" \
     --part validation --passes 10 --target-fa-per-hour 1
   # Held-out figures: human recordings where there are any (else the synthetic voices) spread
   # through real speech, noise at 10 dB SNR …
   local judged=${real:-$synthetic}
-  $hotword eval --model "$OUT/$name.hwks" --positives "$judged" "${negatives[@]}" --noise "$S/noise" --snr 10 \
+  $hotword eval --model "$OUT/$name.hwks" --positives "$judged" "${negatives[@]}" "${noise[@]}" --snr 10 \
     --part test --passes 10 --plot "$OUT/figures/$name-det.svg" | tee "$OUT/figures/$name-eval.txt"
   # … the synthetic voices' keywords alone …
-  [ -n "$real" ] && $hotword eval --model "$OUT/$name.hwks" --positives "$synthetic" "${negatives[@]}" --noise "$S/noise" \
+  [ -n "$real" ] && $hotword eval --model "$OUT/$name.hwks" --positives "$synthetic" "${negatives[@]}" "${noise[@]}" \
     --snr 10 --part test --passes 10 | tee "$OUT/figures/$name-eval-synthetic-positives.txt"
   # … false alarms on synthetic speech alone, and on the confusable phrases alone.
-  $hotword eval --model "$OUT/$name.hwks" --negatives "$SYNTH/$name/speech" --noise "$S/noise" --snr 10 \
+  $hotword eval --model "$OUT/$name.hwks" --negatives "$SYNTH/$name/speech" "${noise[@]}" --snr 10 \
     --part test --passes 10 | tee "$OUT/figures/$name-eval-synthetic.txt"
-  $hotword eval --model "$OUT/$name.hwks" --negatives "$SYNTH/$name/confusable" --noise "$S/noise" --snr 10 \
+  $hotword eval --model "$OUT/$name.hwks" --negatives "$SYNTH/$name/confusable" "${noise[@]}" --snr 10 \
     --part test --passes 10 | tee "$OUT/figures/$name-eval-confusable.txt"
 }
 

@@ -10,7 +10,7 @@ public enum TrainingError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .missingFolder(let path): "\(path): no such file or folder"
+        case .missingFolder(let path): "\(path): no such file or folder (nor files matching it)"
         case .noAudio(let role, let folders): "no \(role) audio files in \(folders.joined(separator: ", "))"
         case .unreadableClip(let path, let reason): "\(path): \(reason)"
         case .invalidOption(let name, let value, let expected): "\(name) \(value) is invalid: expected \(expected)"

@@ -10,8 +10,14 @@ struct EvaluationDataOptions: ParsableArguments {
     @Option(name: .customLong("positives"), help: ArgumentHelp("Folder of keyword clips (repeatable).", valueName: "DIR"))
     var positives: [String] = []
 
-    @Option(name: .customLong("negatives"), help: ArgumentHelp("Folder of speech without the keyword (repeatable).", valueName: "DIR"))
-    var negatives: [String]
+    @Option(name: .customLong("negatives"), help: ArgumentHelp("Folder of speech without the keyword (repeatable; its --part is used).", valueName: "DIR"))
+    var negatives: [String] = []
+
+    @Option(name: .customLong("source"), help: ArgumentHelp("A held-out corpus of speech without the keyword, one no training example came from (repeatable): used whole, every part, with false alarms per hour reported for it alone. A folder or a pattern (DIR/prefix*).", valueName: "DIR"))
+    var sources: [String] = []
+
+    @Option(name: .customLong("noise-alone"), help: ArgumentHelp("Held-out noise or music without speech, heard alone after the speech at the speech level ± 10 dB (repeatable): does the model wake with nobody talking? Reported per folder or pattern.", valueName: "DIR"))
+    var noiseAlone: [String] = []
 
     @Option(name: .customLong("noise"), help: ArgumentHelp("Folder of background noise (repeatable).", valueName: "DIR"))
     var noise: [String] = []
@@ -47,12 +53,25 @@ struct EvaluationDataOptions: ParsableArguments {
                 throw ValidationError("\(error)")
             }
         }
-        let negativeBank = try load(negatives, split: true)
-        guard !negativeBank.clips.isEmpty else { throw ValidationError("no negative audio in \(negatives.joined(separator: ", ")) (part \(part))") }
+        // Every folder is a source of its own, so false alarms can be told per corpus.
+        var negativeClips: [[Float]] = [], negativeNames: [String] = [], negativeSources: [String] = []
+        for (folder, split) in negatives.map({ ($0, true) }) + sources.map({ ($0, false) }) {
+            let bank = try load([folder], split: split)
+            negativeClips += bank.clips
+            negativeNames += bank.paths
+            negativeSources += bank.paths.map { _ in folder }
+        }
+        let alone = try noiseAlone.map { folder in
+            let bank = try load([folder], split: false)
+            return EvaluationStream.NoiseAlone(source: folder, clips: bank.clips, names: bank.paths)
+        }
+        guard !negativeClips.isEmpty || alone.contains(where: { !$0.clips.isEmpty }) else {
+            throw ValidationError("no negative audio in \((negatives + sources + noiseAlone).joined(separator: ", ")) (part \(part) of --negatives); expected --negatives, --source or --noise-alone folders with audio files")
+        }
         let positiveBank = try load(positives, split: true)
-        return EvaluationStream(positives: positiveBank.clips, positiveNames: positiveBank.paths, negatives: negativeBank.clips,
-                                negativeNames: negativeBank.paths, noise: try load(noise, split: false).clips,
-                                snr: noise.isEmpty ? nil : snr, seed: seed, passes: passes)
+        return EvaluationStream(positives: positiveBank.clips, positiveNames: positiveBank.paths, negatives: negativeClips,
+                                negativeNames: negativeNames, negativeSources: negativeSources, noise: try load(noise, split: false).clips,
+                                snr: noise.isEmpty ? nil : snr, noiseAlone: alone, seed: seed, passes: passes)
     }
 }
 
@@ -101,13 +120,18 @@ struct EvalCommand: ParsableCommand {
         // whole DET curve, thresholds up to 0.999994, beyond the map's range.
         let curve = try Evaluation.thresholdSweep(keywordModel, stream: stream, thresholds: Tuning.thresholds)
         let atOne = Evaluation.bestPoint(atMost: 1, in: curve), atTenth = Evaluation.bestPoint(atMost: 0.1, in: curve)
+        let tuned = points.first(where: { $0.sensitivity == keywordModel.detection.sensitivity })
+        let bySource = tuned.map { Evaluation.bySource($0, in: stream) } ?? []
         if json {
+            let sourceRows = bySource.map {
+                "{\"source\":\(jsonString($0.source)),\"hours\":\($0.hours),\"false_alarms\":\($0.falseAlarms),\"false_alarms_per_hour\":\($0.perHour)}"
+            }
             let rows = points.map {
                 "{\"sensitivity\":\($0.sensitivity),\"threshold\":\($0.threshold),\"miss_rate\":\($0.missRate),\"false_alarms_per_hour\":\($0.falseAlarmsPerHour)}"
             }
             print("{\"keywords\":\(stream.keywordRanges.count),\"negative_hours\":\(stream.negativeDuration / 3600),"
                 + "\"miss_rate_at_1_fa_per_hour\":\(atOne.map { "\($0.missRate)" } ?? "null"),\"miss_rate_at_0.1_fa_per_hour\":\(atTenth.map { "\($0.missRate)" } ?? "null"),"
-                + "\"points\":[\(rows.joined(separator: ","))]}")
+                + "\"points\":[\(rows.joined(separator: ","))],\"sources_at_default\":[\(sourceRows.joined(separator: ","))]}")
         } else {
             let clips = stream.keywordRanges.count / data.passes
             let heard = data.passes == 1 ? "" : clips > 0 ? " (\(clips) clips × \(data.passes) passes)" : " (\(data.passes) passes)"
@@ -122,8 +146,17 @@ struct EvalCommand: ParsableCommand {
             }
             print("miss rate at ≤ 1 false alarm/h:    \(describe(atOne))")
             print("miss rate at ≤ 0.1 false alarm/h:  \(describe(atTenth))")
+            if bySource.count > 1, let tuned {
+                print("false alarms by source at the default sensitivity (\(format(Double(tuned.sensitivity), 2))):")
+                let width = bySource.map(\.source.count).max()! + 2
+                for row in bySource {
+                    print("  \(row.source.padding(width))\(format(row.hours, 3)) h  \(format(row.perHour, 2))/h (\(row.falseAlarms))")
+                }
+                let worst = bySource.max { $0.perHour < $1.perHour }!
+                print("worst source: \(worst.source), \(format(worst.perHour, 2)) false alarms/h")
+            }
         }
-        if let tuned = points.first(where: { $0.sensitivity == keywordModel.detection.sensitivity }) {
+        if let tuned {
             if listFalseAlarms {
                 for time in tuned.falseAlarmTimes {
                     print("false alarm at \(format(time, 2)) s: \(Evaluation.source(of: time, in: stream))")
@@ -190,4 +223,11 @@ struct TuneCommand: ParsableCommand {
 
 extension String {
     func padding(_ width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
+}
+
+/// `text` as a JSON string literal.
+private func jsonString(_ text: String) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .withoutEscapingSlashes
+    return String(decoding: try! encoder.encode(text), as: UTF8.self)
 }

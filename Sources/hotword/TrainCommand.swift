@@ -66,6 +66,12 @@ struct TrainCommand: ParsableCommand {
     @Flag(help: "Play the long negative recordings at random speeds (tempo and pitch, × 0.88–1.12) as the keyword clips are: more voices than their speakers' saying what is not the keyword.")
     var speedNegatives = false
 
+    @Option(name: .customLong("channels-augmented"), help: ArgumentHelp("Share of examples (keywords and negatives alike) heard through a random microphone and line: low cut, resonances, telephone or codec band limits, μ-law, clipping; so the recording channel stops being a cue.", valueName: "SHARE"))
+    var channelsAugmented: Float = 0
+
+    @Option(help: "Windows of noise or music alone (the --noise recordings and generated music) per example pool, as negatives.")
+    var noiseWindows = 0
+
     @Option(help: "Augmented windows per keyword clip per example pool.")
     var positiveVariants = 8
 
@@ -101,6 +107,8 @@ struct TrainCommand: ParsableCommand {
         options.balancePositiveFolders = balancePositives
         options.augmentation.speedPerturbsNegativeAudio = speedNegatives
         options.negativeWindows = negativeWindows
+        options.noiseAloneWindows = noiseWindows
+        options.augmentation.channelProbability = channelsAugmented
         options.hardNegativeRounds = hardNegativeRounds
         options.miningPasses = miningPasses
         options.threads = threads

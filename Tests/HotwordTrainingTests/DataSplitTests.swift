@@ -1,4 +1,5 @@
 import HotwordTestSupport
+import Foundation
 import HotwordTraining
 import Testing
 
@@ -66,4 +67,18 @@ import Testing
     }
 
     static let pinnedParts = ["test", "train", "test", "train", "train"]
+
+    /// A pattern picks the matching files of one folder, so one source can be held out of the
+    /// others beside it (`noise/blanket_*`); a pattern that matches nothing is named.
+    @Test func aPatternSelectsSomeFilesOfAFolder() throws {
+        let noise = TestPaths.sharedData.appendingPathComponent("noise").path
+        let blanket = try AudioCorpus(folders: [noise + "/blanket_*"], split: DataSplit())
+        let whole = try AudioCorpus(folders: [noise], split: DataSplit())
+        #expect(blanket.clips.count == 11)
+        #expect(blanket.clips.allSatisfy { ($0.path as NSString).lastPathComponent.hasPrefix("blanket_") })
+        #expect(Set(blanket.clips.map(\.path)).isSubset(of: Set(whole.clips.map(\.path))))
+        #expect { try AudioCorpus(folders: [noise + "/nothing_*"], split: DataSplit()) } throws: {
+            "\($0)" == "\(noise)/nothing_*: no such file or folder (nor files matching it)"
+        }
+    }
 }

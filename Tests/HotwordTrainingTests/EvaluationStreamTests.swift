@@ -1,5 +1,5 @@
 import Foundation
-import HotwordTraining
+@testable import HotwordTraining
 import Testing
 
 @Suite struct EvaluationStreamTests {
@@ -37,5 +37,40 @@ import Testing
         // Noise lies over every pass, not only the first.
         let lastPause = three.negativeClips.last!.range.upperBound..<three.samples.count
         #expect(lastPause.count > 100 && three.samples[lastPause].contains { $0 != 0 })
+    }
+
+    /// Each negative clip keeps its source; noise heard alone follows each pass's speech with no
+    /// noise bed over it; every sample of a source's clips and pauses is counted for it; and a
+    /// false alarm is charged to the source playing at its time.
+    @Test func falseAlarmsAreToldPerSource() {
+        let keywords = clips(2, seconds: 0.5, offset: 0), speech = clips(6, seconds: 1, offset: 10)
+        let hum = clips(2, seconds: 3, offset: 30)
+        let stream = EvaluationStream(positives: keywords, negatives: speech, negativeNames: (0..<6).map { "s\($0)" },
+                                      negativeSources: ["read", "read", "read", "phone", "phone", "phone"],
+                                      noise: [NetworkTestData.values(16_000, seed: 3, scale: 0.1)], snr: 10,
+                                      noiseAlone: [.init(source: "hum", clips: hum, names: ["h0", "h1"])], seed: 2, passes: 2)
+        #expect(stream.sourceNames == ["read", "phone", "hum"])
+        #expect(stream.negativeClips.count == 16 && stream.negativeClipSources.count == 16)
+        let humClips = stream.negativeClips.indices.filter { stream.negativeClipSources[$0] == 2 }
+        #expect(humClips.count == 4 && humClips.allSatisfy { stream.negativeClips[$0].name.hasPrefix("h") })
+        // Heard alone: each hum clip sits after its pass's speech, at the speech level ± 10 dB, with nothing added.
+        for index in humClips {
+            let range = stream.negativeClips[index].range
+            let level = 20 * log10(Mixing.rms(stream.samples[range]))
+            #expect(abs(level - EvaluationStream.speechLevel) <= EvaluationStream.noiseAloneLevelSpread + 0.01, "level \(level) dB")
+            let source = hum[Int(stream.negativeClips[index].name.dropFirst())!]
+            let ratios = zip(stream.samples[range], source).filter { abs($1) > 0.05 }.map { $0 / $1 }
+            #expect(ratios.max()! - ratios.min()! < 1e-3, "the clip scaled, nothing mixed in")
+        }
+        #expect(stream.sourceSamples[2] == 4 * 3 * 16_000 + 2 * 160)
+        let speechSamples = stream.negativeClips.indices.filter { stream.negativeClipSources[$0] < 2 }.map { stream.negativeClips[$0].range.count }.reduce(0, +)
+        #expect(stream.sourceSamples[0] + stream.sourceSamples[1] > speechSamples + 12 * 4_800, "pauses after a clip count for its source")
+
+        let inHum = stream.negativeClips[humClips[1]].range.lowerBound + 100, inPhone = stream.negativeClips[stream.negativeClipSources.firstIndex(of: 1)!].range.lowerBound + 100
+        let point = OperatingPoint(sensitivity: 0.5, threshold: 0.9, keywords: 4, misses: 0, falseAlarms: 3, negativeHours: stream.negativeDuration / 3600,
+                                   falseAlarmTimes: [inHum, inHum + 2_000, inPhone].map { Double($0) / 16_000 }, missedKeywords: [])
+        let rows = Evaluation.bySource(point, in: stream)
+        #expect(rows.map(\.source) == ["read", "phone", "hum"] && rows.map(\.falseAlarms) == [0, 1, 2])
+        #expect(abs(rows[2].perHour - 2 / (Double(4 * 3 * 16_000 + 320) / 16_000 / 3600)) < 1e-6)
     }
 }

@@ -193,6 +193,31 @@ enum Espeak {
         #expect(plain.labels[..<first].contains(1) && plain.labels[..<first].contains(0))
     }
 
+    /// `--noise-windows N` adds N negative windows of noise or music alone to each training pool
+    /// (not to validation), before the windows cut from negative audio; `--channels-augmented`
+    /// changes the sound of every kind of window.
+    @Test func noiseWindowsAndChannelsChangeThePoolAsAsked() throws {
+        var options = try Self.tinyTraining(in: folder)
+        func pools() throws -> (train: ExamplePool, validation: ExamplePool) {
+            let factory = ExampleFactory(options: options, data: try TrainingData.load(options) { _ in }, frames: 183)
+            return (try factory.trainingPool(round: 0), try factory.validationPool())
+        }
+        let plain = try pools()
+        options.noiseAloneWindows = 7
+        let withNoise = try pools()
+        #expect(withNoise.train.count == plain.train.count + 7 && withNoise.train.positives == plain.train.positives)
+        #expect(withNoise.validation.count == plain.validation.count)
+        options.noiseAloneWindows = 0
+        options.augmentation.channelProbability = 1
+        let throughChannels = try pools()
+        #expect(throughChannels.train.labels == plain.train.labels)
+        let size = plain.train.frames * plain.train.width
+        let changed = (0..<plain.train.count).filter {
+            plain.train.features[($0 * size)..<(($0 + 1) * size)] != throughChannels.train.features[($0 * size)..<(($0 + 1) * size)]
+        }
+        #expect(changed.count == plain.train.count, "\(changed.count) of \(plain.train.count) windows changed")
+    }
+
     /// `--balance-positives`: a folder of one clip is drawn as often as a folder of four.
     @Test func balancedPositiveFoldersAreDrawnAlike() throws {
         #expect(FolderBalance.repeats(clipCounts: [221, 1166]) == [5, 1])
@@ -229,6 +254,6 @@ enum Espeak {
         options.patience = 0
         #expect { try Trainer(options: options) } throws: { "\($0)" == "--patience 0 is invalid: expected at least 1" }
         options.patience = 6
-        #expect { try Trainer(options: options).train() } throws: { "\($0)" == "/nonexistent/keyword: no such file or folder" }
+        #expect { try Trainer(options: options).train() } throws: { "\($0)" == "/nonexistent/keyword: no such file or folder (nor files matching it)" }
     }
 }

@@ -16,6 +16,9 @@ public struct AugmentationSettings: Sendable, Hashable {
     /// keyword clips are: each speaker heard in more voices (higher, lower, faster, slower), so
     /// the model meets more voices saying other things than its few dozen speakers.
     public var speedPerturbsNegativeAudio = false
+    /// Share of examples heard through a random microphone and line (`Channel`): EQ, band
+    /// limits, μ-law, clipping. 0 draws no random number, so recipes without it draw as before.
+    public var channelProbability: Float = 0
     /// Speech level, dB relative to full scale (RMS over the speech).
     public var levelRange: ClosedRange<Float> = -42...(-12)
     /// Where a positive window ends relative to the keyword's end, in 10 ms frames.
@@ -125,6 +128,17 @@ final class Augmenter {
         return features(of: window, droppingFrames: contextFrames, using: &rng)
     }
 
+    /// A window of noise or music alone (a stretch of one of `recordings` from a random point,
+    /// looped), augmented like speech: at a speech level, in a room, with more noise, through a
+    /// channel. A negative: nobody said anything.
+    func noiseWindow(from recordings: [[Float]], using rng: inout SeededRandom) -> [Float]? {
+        guard let recording = recordings.filter({ !$0.isEmpty }).randomElement(using: &rng) else { return nil }
+        let start = Int.random(in: 0..<recording.count, using: &rng)
+        var audio = (0..<playedSamples).map { recording[(start + $0) % recording.count] }
+        augment(&audio, speech: 0..<audio.count, using: &rng)
+        return features(of: audio, droppingFrames: contextFrames, using: &rng)
+    }
+
     /// Mixes a random stretch of `source` into `audio` up to a pause before `speech`, at the
     /// speech's level ± 6 dB.
     func addPrecedingSpeech(from source: [Float], to audio: inout [Float], before speech: Range<Int>, using rng: inout SeededRandom) {
@@ -206,6 +220,9 @@ final class Augmenter {
             let noise = sources.noise.randomElement(using: &rng)!
             Mixing.addNoise(noise, offset: .random(in: 0..<noise.count, using: &rng), to: &audio,
                             snr: .random(in: settings.snrRange, using: &rng), reference: speech)
+        }
+        if settings.channelProbability > 0, Float.random(in: 0..<1, using: &rng) < settings.channelProbability {
+            Channel.random(sampleRate: frontend.sampleRate, using: &rng).apply(&audio)
         }
         // Real microphones are never digitally silent.
         let floor = pow(10, Float.random(in: -80...(-60), using: &rng) / 20) * 1.73

@@ -14,12 +14,18 @@ public struct AudioCorpus: Sendable {
     public static let audioExtensions: Set<String> = ["wav", "flac", "ogg", "oga", "aiff", "aif", "au"]
 
     /// Every audio file below `folders` (recursively), sorted by path, each split by `split`.
+    /// An entry may also be a file, or a pattern for files in one folder (`noise/blanket_*`:
+    /// `*` and `?` in the last component only), so one source can be set apart from the others
+    /// in a folder; its files are grouped for the split among themselves, like a folder of their own.
     public init(folders: [String], split: DataSplit) throws(TrainingError) {
         var paths: [String] = []
         for folder in folders {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) else {
-                throw .missingFolder(folder)
+                let matches = Self.files(matching: folder)
+                guard !matches.isEmpty else { throw .missingFolder(folder) }
+                paths += matches
+                continue
             }
             guard isDirectory.boolValue else {
                 paths.append(folder)
@@ -38,6 +44,16 @@ public struct AudioCorpus: Sendable {
     }
 
     public func clips(in part: DataSplit.Part) -> [String] { clips.filter { $0.split == part }.map(\.path) }
+
+    /// The audio files in `pattern`'s folder whose names match its last component (fnmatch), or
+    /// none when it has no wildcard.
+    static func files(matching pattern: String) -> [String] {
+        let folder = (pattern as NSString).deletingLastPathComponent, name = (pattern as NSString).lastPathComponent
+        guard name.contains(where: { $0 == "*" || $0 == "?" }),
+              let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder) else { return [] }
+        return entries.filter { fnmatch(name, $0, 0) == 0 && audioExtensions.contains(($0 as NSString).pathExtension.lowercased()) }
+            .map { (folder as NSString).appendingPathComponent($0) }
+    }
 }
 
 /// A deterministic split into train, validation and test parts by group (a speaker where the

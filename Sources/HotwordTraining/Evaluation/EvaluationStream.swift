@@ -12,6 +12,14 @@ public struct EvaluationStream: Sendable {
     public var keywordNames: [String]
     /// Where each negative clip lies, and its name, to say which audio caused a false alarm.
     public var negativeClips: [(range: Range<Int>, name: String)]
+    /// The source (corpus) of each negative clip, an index into `sourceNames`.
+    public var negativeClipSources: [Int]
+    /// The sources the negative audio came from, in the order given: speech corpora, then
+    /// noise heard alone.
+    public var sourceNames: [String]
+    /// Samples of each source in the stream (its clips and the pauses after them), for false
+    /// alarms per hour of each.
+    public var sourceSamples: [Int]
     public let sampleRate: Int
 
     public var duration: Double { Double(samples.count) / Double(sampleRate) }
@@ -23,25 +31,59 @@ public struct EvaluationStream: Sendable {
     /// Speech level of every clip, dB relative to full scale.
     public static let speechLevel: Float = -26
 
+    /// Recordings of noise (or music) without speech, heard alone after each pass's speech at
+    /// the speech level ± `noiseAloneLevelSpread` dB: does the model wake with nobody talking?
+    public struct NoiseAlone: Sendable {
+        public var source: String
+        public var clips: [[Float]]
+        public var names: [String]
+
+        public init(source: String, clips: [[Float]], names: [String] = []) {
+            self.source = source
+            self.clips = clips
+            self.names = names
+        }
+    }
+
+    /// How far above or below the speech level noise heard alone is played, dB (drawn per clip).
+    public static let noiseAloneLevelSpread: Float = 10
+
     /// `positiveNames` and `negativeNames` (optional, one per clip) label `keywordNames` and
-    /// `negativeClips`. With several `passes` every clip is heard that many times, each pass in its
-    /// own order, pauses and stretch of noise: where a clip lands in the noise moves a model's
-    /// figures by more than a recipe change does, so they are worth pooling over passes.
-    public init(positives: [[Float]], positiveNames: [String] = [], negatives: [[Float]], negativeNames: [String] = [], noise: [[Float]], snr: Float?,
+    /// `negativeClips`; `negativeSources` (optional, one per clip) says which corpus each came from,
+    /// for false alarms per source. With several `passes` every clip is heard that many times, each
+    /// pass in its own order, pauses and stretch of noise: where a clip lands in the noise moves a
+    /// model's figures by more than a recipe change does, so they are worth pooling over passes.
+    public init(positives: [[Float]], positiveNames: [String] = [], negatives: [[Float]], negativeNames: [String] = [],
+                negativeSources: [String] = [], noise: [[Float]], snr: Float?, noiseAlone: [NoiseAlone] = [],
                 seed: UInt64, passes: Int = 1, sampleRate: Int = 16_000) {
         self.sampleRate = sampleRate
         func labels(_ names: [String], of clips: [[Float]], _ kind: String) -> [String] {
             names.count == clips.count ? names : clips.indices.map { "\(kind) clip \($0 + 1)" }
         }
+        let speechSources = negativeSources.count == negatives.count ? negativeSources : negatives.map { _ in "speech" }
+        var names: [String] = []
+        for source in speechSources + noiseAlone.map(\.source) where !names.contains(source) { names.append(source) }
+        let index = { (source: String) in names.firstIndex(of: source)! }
         var builder = Builder(
             keywords: zip(positives.map(Self.levelled), labels(positiveNames, of: positives, "keyword")).map { (clip: $0, name: $1) },
-            negatives: zip(negatives.map(Self.levelled), labels(negativeNames, of: negatives, "negative")).map { (clip: $0, name: $1) },
-            noise: noise.map { Mixing.normalise($0, toRMS: 1) }, snr: snr, sampleRate: sampleRate, rng: SeededRandom(seed: seed))
+            negatives: negatives.indices.map { i in
+                (clip: Self.levelled(negatives[i]), name: labels(negativeNames, of: negatives, "negative")[i], source: index(speechSources[i]))
+            },
+            noise: noise.map { Mixing.normalise($0, toRMS: 1) },
+            noiseAlone: noiseAlone.flatMap { set in
+                zip(set.clips, labels(set.names, of: set.clips, "\(set.source) noise")).map {
+                    (clip: Mixing.normalise($0, toRMS: pow(10, Self.speechLevel / 20)), name: $1, source: index(set.source))
+                }
+            },
+            snr: snr, sampleRate: sampleRate, rng: SeededRandom(seed: seed), sourceSamples: names.map { _ in 0 })
         for _ in 0..<max(passes, 1) { builder.appendPass() }
         samples = builder.stream
         keywordRanges = builder.keywordRanges
         keywordNames = builder.keywordNames
         negativeClips = builder.negativeClips
+        negativeClipSources = builder.negativeClipSources
+        sourceNames = names
+        sourceSamples = builder.sourceSamples
     }
 
     /// `clip` scaled so that its speech is at `speechLevel`.
@@ -56,17 +98,21 @@ public struct EvaluationStream: Sendable {
     /// Lays out the passes one after another, from one random sequence.
     private struct Builder {
         let keywords: [(clip: [Float], name: String)]
-        let negatives: [(clip: [Float], name: String)]
+        let negatives: [(clip: [Float], name: String, source: Int)]
         let noise: [[Float]]
+        let noiseAlone: [(clip: [Float], name: String, source: Int)]
         let snr: Float?
         let sampleRate: Int
         var rng: SeededRandom
+        var sourceSamples: [Int]
         var stream: [Float] = []
         var keywordRanges: [Range<Int>] = []
         var keywordNames: [String] = []
         var negativeClips: [(range: Range<Int>, name: String)] = []
+        var negativeClipSources: [Int] = []
 
-        /// Every keyword clip once, spread evenly through every negative clip once, then noise.
+        /// Every keyword clip once, spread evenly through every negative clip once, then noise;
+        /// then the noise heard alone, if any.
         mutating func appendPass() {
             let passStart = stream.count
             var negativeQueue = negatives.shuffled(using: &rng)[...]
@@ -74,10 +120,13 @@ public struct EvaluationStream: Sendable {
             let perGap = keywords.isEmpty ? negativeSamples : negativeSamples / (keywords.count + 1)
             func appendNegatives(upTo target: Int) {
                 let goal = target == .max ? .max : stream.count + target
-                while stream.count < goal, let (clip, name) = negativeQueue.popFirst() {
-                    negativeClips.append((stream.count..<(stream.count + clip.count), name))
+                while stream.count < goal, let (clip, name, source) = negativeQueue.popFirst() {
+                    let start = stream.count
+                    negativeClips.append((start..<(start + clip.count), name))
+                    negativeClipSources.append(source)
                     stream += clip
                     appendPause(0.3...1.5)
+                    sourceSamples[source] += stream.count - start
                 }
             }
             for (clip, name) in keywords.shuffled(using: &rng) {
@@ -90,6 +139,20 @@ public struct EvaluationStream: Sendable {
             }
             appendNegatives(upTo: .max)
             if let snr, !noise.isEmpty { addNoise(from: passStart, snr: snr) }
+            appendNoiseAlone()
+        }
+
+        /// Each noise-alone recording once, in a fresh order, at its own level around the speech level.
+        private mutating func appendNoiseAlone() {
+            guard !noiseAlone.isEmpty else { return }
+            let spread = EvaluationStream.noiseAloneLevelSpread
+            for (clip, name, source) in noiseAlone.shuffled(using: &rng) {
+                let gain = pow(10, Float.random(in: -spread...spread, using: &rng) / 20)
+                negativeClips.append((stream.count..<(stream.count + clip.count), name))
+                negativeClipSources.append(source)
+                stream += clip.map { max(-1, min(1, $0 * gain)) }
+                sourceSamples[source] += clip.count
+            }
         }
 
         private mutating func appendPause(_ seconds: ClosedRange<Double>) {
@@ -182,8 +245,26 @@ public enum Evaluation {
 
     /// The negative clip playing at `time` (or the pause after it), for reporting false alarms.
     public static func source(of time: Double, in stream: EvaluationStream) -> String {
+        clipIndex(at: time, in: stream).map { stream.negativeClips[$0].name } ?? "the start of the stream"
+    }
+
+    /// The index of the negative clip playing at `time` (or the pause after it).
+    static func clipIndex(at time: Double, in stream: EvaluationStream) -> Int? {
         let sample = Int(time * Double(stream.sampleRate))
-        return stream.negativeClips.last { $0.range.lowerBound <= sample }?.name ?? "the start of the stream"
+        return stream.negativeClips.lastIndex { $0.range.lowerBound <= sample }
+    }
+
+    /// False alarms per hour of each source at one operating point; the worst source is the
+    /// figure to choose by (a model tuned on some corpora wakes most on the one unlike them).
+    public static func bySource(_ point: OperatingPoint, in stream: EvaluationStream) -> [SourceFalseAlarms] {
+        var counts = stream.sourceNames.map { _ in 0 }
+        for time in point.falseAlarmTimes {
+            if let clip = clipIndex(at: time, in: stream) { counts[stream.negativeClipSources[clip]] += 1 }
+        }
+        return stream.sourceNames.indices.map {
+            SourceFalseAlarms(source: stream.sourceNames[$0], hours: Double(stream.sourceSamples[$0]) / Double(stream.sampleRate) / 3600,
+                              falseAlarms: counts[$0])
+        }
     }
 
     /// The point with the lowest miss rate (then the fewest false alarms) among those with at
@@ -207,4 +288,13 @@ extension SensitivityMap {
         }
         return last.sensitivity
     }
+}
+
+/// False alarms heard in one source's audio.
+public struct SourceFalseAlarms: Sendable, Hashable {
+    public var source: String
+    public var hours: Double
+    public var falseAlarms: Int
+
+    public var perHour: Double { hours > 0 ? Double(falseAlarms) / hours : 0 }
 }

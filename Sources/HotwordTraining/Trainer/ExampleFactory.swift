@@ -34,7 +34,7 @@ struct ExampleFactory {
 
     private func pool(part: DataSplit.Part, round: Int, settings: AugmentationSettings, positiveVariants: Int,
                       streamWindows: Int) throws -> ExamplePool {
-        enum Job { case positive(Int, variant: Int), utterance(Int), partial(Int), falseAlarm(Int), stream(Int) }
+        enum Job { case positive(Int, variant: Int), utterance(Int), partial(Int), falseAlarm(Int), noiseAlone, stream(Int) }
         let positives = data.positives[part] ?? [], utterances = data.utterances[part] ?? []
         var jobs: [Job] = []
         for clip in positives.indices {
@@ -42,7 +42,10 @@ struct ExampleFactory {
             jobs.append(.partial(clip))
         }
         jobs += utterances.indices.map(Job.utterance)
-        if part == .train { jobs += data.falseAlarms.indices.map(Job.falseAlarm) }
+        if part == .train {
+            jobs += data.falseAlarms.indices.map(Job.falseAlarm)
+            if !data.noiseAlone.isEmpty { jobs += Array(repeating: Job.noiseAlone, count: options.noiseAloneWindows) }
+        }
         // Long negative audio is augmented in segments of ~20 s, then cut into windows.
         let stream = data.streams[part] ?? []
         let segmentLength = 20 * options.frontend.sampleRate
@@ -79,6 +82,8 @@ struct ExampleFactory {
                 if let window = augmenter.window(from: data.falseAlarms[clip], alignment: .speechEnd, precedingSpeech: stream, using: &rng) {
                     out.append(window, label: 0, weight: Self.hardNegativeWeight)
                 }
+            case .noiseAlone:
+                if let window = augmenter.noiseWindow(from: data.noiseAlone, using: &rng) { out.append(window, label: 0) }
             case .stream(let segment):
                 // With the audio before the segment as context, so its first windows are warmed up too.
                 let start = segment * segmentLength, shift = options.frontend.frameShift

@@ -11,6 +11,11 @@ struct TrainingData: Sendable {
     var streams: [DataSplit.Part: [Float]]
     var falseAlarms: [[Float]]
     var sources: AugmentationSources
+    /// Noise recordings and generated music for windows of noise alone (empty unless asked for).
+    var noiseAlone: [[Float]] = []
+
+    /// Generated music in the noise-alone windows: pieces, and seconds each.
+    static let musicPieces = 24, musicSeconds = 15
 
     static func load(_ options: TrainingOptions, report: (TrainingProgress) -> Void) throws -> TrainingData {
         func corpus(_ folders: [String], role: String) throws -> AudioCorpus {
@@ -57,6 +62,15 @@ struct TrainingData: Sendable {
         data.sources = AugmentationSources(
             noise: bank(try corpus(options.noiseFolders, role: "noise").clips.map(\.path)).clips,
             roomResponses: bank(try corpus(options.roomResponseFolders, role: "room response").clips.map(\.path)).clips)
+
+        if options.noiseAloneWindows > 0 {
+            var rng = SeededRandom.derived(seed: options.seed, stream: 0x4D55_5349_43)
+            let pieces = (0..<musicPieces).map { _ in
+                Mixing.normalise(GeneratedNoise.music(samples: musicSeconds * options.frontend.sampleRate, sampleRate: options.frontend.sampleRate, using: &rng), toRMS: 0.05)
+            }
+            data.noiseAlone = data.sources.noise + pieces
+            report(.status("noise alone: \(data.sources.noise.count) noise recordings and \(musicPieces) pieces of generated music, \(options.noiseAloneWindows) windows a pool"))
+        }
 
         let rate = Double(options.frontend.sampleRate)
         for part in parts {

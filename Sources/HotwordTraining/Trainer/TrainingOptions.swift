@@ -45,6 +45,9 @@ public struct TrainingOptions: Sendable {
     public var positiveVariants = 8
     /// Windows cut from negative audio in each example pool.
     public var negativeWindows = 24_000
+    /// Windows of noise or music alone (the noise recordings and generated music) in each
+    /// training pool, as negatives: a model must not wake when nobody speaks.
+    public var noiseAloneWindows = 0
     /// A fresh pool (new augmentation) is drawn every this many epochs.
     public var epochsPerPool = 3
     /// Rounds of: score the negative audio, add the false alarms as hard negatives, fine-tune.
@@ -81,6 +84,8 @@ public struct TrainingOptions: Sendable {
         try check(dropout >= 0 && dropout < 0.9, "--dropout", dropout, "0 to 0.9")
         try check(positiveVariants >= 1, "--positive-variants", positiveVariants, "at least 1")
         try check(negativeWindows >= 10, "--negative-windows", negativeWindows, "at least 10")
+        try check(noiseAloneWindows >= 0, "--noise-windows", noiseAloneWindows, "0 or more")
+        try check((0...1).contains(augmentation.channelProbability), "--channels-augmented", augmentation.channelProbability, "0 to 1")
         try check(epochsPerPool >= 1, "--epochs-per-pool", epochsPerPool, "at least 1")
         try check(miningPasses >= 1, "--mining-passes", miningPasses, "at least 1")
         try check(threads >= 1, "--threads", threads, "at least 1")
