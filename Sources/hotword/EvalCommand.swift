@@ -25,7 +25,7 @@ struct EvaluationDataOptions: ParsableArguments {
     @Option(help: "Signal-to-noise ratio of the background noise, dB.")
     var snr: Float = 10
 
-    @Option(help: "Which part of the train/validation/test split to use (train, validation, test, all).")
+    @Option(help: "Which parts of the train/validation/test split of --positives and --negatives to use: train, validation, test, all, or several joined by commas (validation,test).")
     var part: String = "test"
 
     @Option(help: "Seed of the stream's order and pauses.")
@@ -36,13 +36,15 @@ struct EvaluationDataOptions: ParsableArguments {
 
     func stream() throws -> EvaluationStream {
         guard passes >= 1 else { throw ValidationError("--passes \(passes): expected at least 1") }
-        let parts: Set<DataSplit.Part>
-        if part == "all" {
-            parts = Set(DataSplit.Part.allCases)
-        } else if let one = DataSplit.Part(rawValue: part) {
-            parts = [one]
-        } else {
-            throw ValidationError("--part '\(part)': expected train, validation, test or all")
+        var parts = Set<DataSplit.Part>()
+        for name in part.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+            if name == "all" {
+                parts.formUnion(DataSplit.Part.allCases)
+            } else if let one = DataSplit.Part(rawValue: name) {
+                parts.insert(one)
+            } else {
+                throw ValidationError("--part '\(part)': expected train, validation, test or all, or several joined by commas")
+            }
         }
         func load(_ folders: [String], split: Bool) throws -> AudioBank {
             do {

@@ -123,6 +123,44 @@ import Testing
         #expect(original.detection.sensitivityMap != model.detection.sensitivityMap, "--out leaves --model as it was")
     }
 
+    /// `--source` folders are used whole and reported one by one, `--noise-alone` recordings too;
+    /// the worst source is named; the JSON carries the same rows.
+    @Test func falseAlarmsArePerSource() async throws {
+        let hum = folder.appendingPathComponent("hum")
+        try FileManager.default.createDirectory(at: hum, withIntermediateDirectories: true)
+        try AudioFileWriter.writeWAV(ToneModels.signal(seconds: 20, tones: [(start: 0, frequency: 300)], length: 20),
+                                     to: hum.appendingPathComponent("fan.wav"), sampleRate: 16_000)
+        let arguments = ["eval", "--model", modelPath, "--positives", positives, "--source", negatives,
+                         "--source", keywordsAsNegatives, "--noise-alone", hum.path + "/f*", "--part", "test"]
+        let table = try await HotwordBinary.run(arguments)
+        #expect(table.status == 0, "\(table.stderr)")
+        let lines = table.stdout.split(separator: "\n").map(String.init)
+        let row = { (source: String) in lines.first { $0.hasPrefix("  \(source) ") } ?? "" }
+        #expect(row(negatives).hasSuffix("0.00/h (0)"), "\(table.stdout)")
+        #expect(row(keywordsAsNegatives).hasSuffix("(20)"), "every clip of a --source is heard, not only its test part: \(table.stdout)")
+        #expect(row(hum.path + "/f*").hasSuffix("0.00/h (0)") && row(hum.path + "/f*").contains("0.006 h"), "\(table.stdout)")
+        #expect(lines.contains { $0.hasPrefix("worst source: \(keywordsAsNegatives), ") }, "\(table.stdout)")
+
+        let json = try await HotwordBinary.run(arguments + ["--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [String: Any]
+        let sources = object["sources_at_default"] as! [[String: Any]]
+        #expect(sources.map { $0["source"] as! String } == [negatives, keywordsAsNegatives, hum.path + "/f*"])
+        #expect(sources.map { $0["false_alarms"] as! Int } == [0, 20, 0])
+    }
+
+    /// `--part` takes several parts joined by commas, and names what it expects otherwise.
+    @Test func partsCanBeCombined() async throws {
+        func keywords(_ part: String) async throws -> Int? {
+            let result = try await HotwordBinary.run(["eval", "--model", modelPath, "--positives", positives, "--negatives", negatives,
+                                                      "--part", part, "--json"])
+            return (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?["keywords"] as? Int
+        }
+        let (validation, test, both) = (try await keywords("validation"), try await keywords("test"), try await keywords("validation,test"))
+        #expect(both == (validation ?? 0) + (test ?? 0) && both ?? 0 > 0, "\(String(describing: validation)) + \(String(describing: test)) = \(String(describing: both))")
+        let invalid = try await HotwordBinary.run(["eval", "--model", modelPath, "--negatives", negatives, "--part", "test,later"])
+        #expect(invalid.status != 0 && invalid.stderr.contains("--part 'test,later': expected train, validation, test or all"), "\(invalid.stderr)")
+    }
+
     @Test func aMissingFolderIsNamed() async throws {
         let missing = folder.appendingPathComponent("nowhere").path
         let result = try await HotwordBinary.run(["eval", "--model", modelPath, "--negatives", missing])
