@@ -50,13 +50,16 @@ let package = Package(
         ]),
         // Data synthesis, augmentation, training, evaluation and tuning.
         .target(name: "HotwordTraining", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "CBLAS", logging]),
+        // The Wyoming protocol (Home Assistant, Rhasspy): event framing, per-connection wake-word
+        // sessions (pure: events in, events out), and a thin POSIX socket server.
+        .target(name: "HotwordWyoming", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", logging]),
         // The voice assistant: listen loop, speech to text, SUSI client, text to speech, configuration.
         .target(name: "HotwordAssistant", dependencies: [
-            "HotwordCore", "HotwordModels", "HotwordAudio", "CCurl", "CPocketSphinx", "CEspeakNG", "CMalloc", logging,
+            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "CCurl", "CPocketSphinx", "CEspeakNG", "CMalloc", logging,
         ]),
         // The command-line tool: thin commands over the modules above.
         .executableTarget(name: "hotword", dependencies: [
-            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTraining", "HotwordAssistant",
+            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTraining", "HotwordAssistant", "HotwordWyoming",
             .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
         ]),
 
@@ -66,6 +69,7 @@ let package = Package(
         .testTarget(name: "HotwordAudioTests", dependencies: ["HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordAudio", "HotwordTestSupport", logging]),
+        .testTarget(name: "HotwordWyomingTests", dependencies: ["HotwordWyoming", "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "hotwordCLITests", dependencies: ["hotword", "HotwordAudio", "HotwordModels", "HotwordTestSupport"]),
         // The soak test (scripts/soak.sh): hours of audio through `hotword run`. Not shipped.
         .executableTarget(name: "hotword-soak", dependencies: [
