@@ -1,6 +1,7 @@
 import Foundation
 import HotwordAudio
 import HotwordCore
+import HotwordWyoming
 
 /// Everything `hotword run` can be told, one section per table of `hotword.toml` (see
 /// `hotword.example.toml` for every key). The defaults are what runs with no file at all.
@@ -18,6 +19,8 @@ public struct AssistantConfiguration: Sendable, Equatable {
     public var spokenItems = 3
     public var tts = TextToSpeechSettings()
     public var events = EventSettings()
+    /// `hotword serve`: the Wyoming wake-word server.
+    public var wyoming = WyomingSettings()
 
     /// - Parameter clientVersion: this program's version, sent to SUSI in the `User-Agent`.
     public init(clientVersion: String) {
@@ -222,4 +225,26 @@ public struct EventSettings: Sendable, Equatable {
     public var onWake: [String] = []
 
     public init() {}
+}
+
+/// `[wyoming]`: `hotword serve`, the wake-word service for Home Assistant and Rhasspy. Wake-word
+/// sensitivity and timing come from `[wake]`, `[wake.keywords."…"]` and `[detector]`, as for `run`.
+public struct WyomingSettings: Sendable, Equatable {
+    /// `tcp://HOST:PORT` or `unix:///PATH`; 10400 is Home Assistant's customary wake-word port.
+    public var endpoint = WyomingEndpoint.tcp(host: "0.0.0.0", port: WyomingEndpoint.defaultPort)
+    /// The models offered (bundled names or `.hwks` paths): every bundled one, so that the wake
+    /// word can be chosen in Home Assistant.
+    public var models = ["hey_susi", "computer", "jarvis", "alexa"]
+    /// A connection that sends nothing for this long is closed.
+    public var idleTimeoutSeconds = 60.0
+    public var maximumConnections = 100
+    /// Announce the service on the local network (`_wyoming._tcp`, with Avahi) so Home Assistant finds it.
+    public var zeroconf = true
+    public var zeroconfName = "hotword"
+
+    public init() {}
+
+    public var limits: WyomingServerLimits {
+        WyomingServerLimits(idleTimeout: .milliseconds(Int(idleTimeoutSeconds * 1000)), maximumConnections: maximumConnections)
+    }
 }

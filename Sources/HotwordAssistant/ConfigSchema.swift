@@ -1,5 +1,6 @@
 import Foundation
 import HotwordCore
+import HotwordWyoming
 
 /// Every table and key `hotword.toml` may hold, what each accepts, and where it goes in
 /// `AssistantConfiguration`. `hotword.example.toml` documents the same keys for users.
@@ -36,7 +37,7 @@ enum ConfigSchema {
     }
 
     private static let sections: [String: Section] = [
-        "": Section(keys: [], subsections: ["audio", "wake", "detector", "cue", "recording", "stt", "susi", "tts", "events"]),
+        "": Section(keys: [], subsections: ["audio", "wake", "detector", "cue", "recording", "stt", "susi", "tts", "events", "wyoming"]),
         "audio": Section(keys: [
             key("capture_device", .string()) { $0.audio.captureDevice = $1 },
             key("playback_device", .string()) { $0.audio.playbackDevice = $1 },
@@ -134,6 +135,14 @@ enum ConfigSchema {
         "events": Section(keys: [
             key("on_wake", .list(allowEmpty: true)) { $0.events.onWake = $1 },
         ], subsections: []),
+        "wyoming": Section(keys: [
+            key("uri", .wyomingEndpoint) { $0.wyoming.endpoint = $1 },
+            key("models", .list(allowEmpty: false)) { $0.wyoming.models = $1 },
+            key("idle_timeout_s", .number(1...86_400, "seconds")) { $0.wyoming.idleTimeoutSeconds = $1 },
+            key("max_connections", .integer(1...10_000, "connections")) { $0.wyoming.maximumConnections = $1 },
+            key("zeroconf", .boolean) { $0.wyoming.zeroconf = $1 },
+            key("zeroconf_name", .string()) { $0.wyoming.zeroconfName = $1 },
+        ], subsections: []),
     ]
 
     // MARK: Value kinds
@@ -186,6 +195,12 @@ enum ConfigSchema {
             where Choice.RawValue == String {
             Kind<Choice>(expected: "one of " + Choice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")) { value in
                 value.string.flatMap { Choice(rawValue: $0) }
+            }
+        }
+
+        static var wyomingEndpoint: Kind<WyomingEndpoint> {
+            Kind<WyomingEndpoint>(expected: "tcp://HOST:PORT or unix:///PATH, e.g. \"tcp://0.0.0.0:\(WyomingEndpoint.defaultPort)\"") { value in
+                value.string.flatMap { try? WyomingEndpoint(parsing: $0) }
             }
         }
 
