@@ -37,7 +37,7 @@ public enum WyomingServerError: Error, Sendable, Equatable, CustomStringConverti
 /// Accepts Wyoming connections and runs a `WyomingSession` for each on a thread of its own.
 /// A bad connection (malformed framing, idle, unreadable audio) is logged and closed; the others
 /// are not affected.
-public final class WyomingServer: @unchecked Sendable {  // @unchecked: `stopped`, `open`, `nextID` are guarded by `lock`; the rest is set once in init
+public final class WyomingServer: @unchecked Sendable {  // @unchecked: `stopped`, `open`, `nextID`, `listenerClosed` are guarded by `lock`; the rest is set once in init
     /// Where it listens, with the port the system chose when 0 was asked for.
     public let endpoint: WyomingEndpoint
     private let listener: Int32
@@ -48,6 +48,7 @@ public final class WyomingServer: @unchecked Sendable {  // @unchecked: `stopped
     private var stopped = false
     private var open = 0
     private var nextID = 0
+    private var listenerClosed = false
     private static let pollMilliseconds: Int32 = 200
 
     /// Binds and listens at once, so an address in use is an error here and not later.
@@ -62,6 +63,15 @@ public final class WyomingServer: @unchecked Sendable {  // @unchecked: `stopped
     }
 
     deinit {
+        closeListener()
+    }
+
+    /// Stops listening: the socket closed, a Unix socket's file removed. Once only.
+    private func closeListener() {
+        guard lock.withLock({ () -> Bool in
+            defer { listenerClosed = true }
+            return !listenerClosed
+        }) else { return }
         close(listener)
         if case .unix(let path) = endpoint { unlink(path) }
     }
@@ -69,8 +79,10 @@ public final class WyomingServer: @unchecked Sendable {  // @unchecked: `stopped
     /// Connections open now.
     public var connectionCount: Int { lock.withLock { open } }
 
-    /// Accepts connections until `stop()`.
+    /// Accepts connections until `stop()`, then stops listening (open connections close
+    /// within a fraction of a second).
     public func run() {
+        defer { closeListener() }
         while !lock.withLock({ stopped }) {
             var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, Self.pollMilliseconds) > 0 else { continue }

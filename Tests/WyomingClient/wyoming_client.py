@@ -6,7 +6,9 @@ JSON line: {"type", "data", "at"} ("at": seconds since the first audio was sent)
   wyoming_client.py URI describe
   wyoming_client.py URI detect WAV [--names N…] [--start-ms T] [--chunk-ms 20] [--rate R]
                     [--width W] [--channels C] [--pace 1.0] [--stop-after-ms N]
-  wyoming_client.py URI raw TEXT     (TEXT with Python escapes, e.g. '{"type": 1}\\n')
+  wyoming_client.py URI raw TEXT [--keep-open]
+      TEXT with Python escapes, e.g. '{"type": 1}\\n'; then half-closes unless --keep-open.
+URI: tcp://HOST:PORT or unix:///PATH (raw: tcp only).
 """
 import argparse
 import asyncio
@@ -71,9 +73,9 @@ async def detect(client: AsyncClient, args) -> None:
     for offset in range(0, len(audio), bytes_per_chunk):
         if args.stop_after_ms is not None and sent_ms >= args.stop_after_ms:
             # A client that goes away mid-stream: no audio-stop, the socket just closes.
+            reader.cancel()
             await client.disconnect()
             print(json.dumps({"type": "disconnected", "after_ms": sent_ms}), flush=True)
-            reader.cancel()
             return
         chunk = AudioChunk(rate, width, channels, audio[offset:offset + bytes_per_chunk], timestamp=args.start_ms + sent_ms)
         await client.write_event(converter.convert(chunk).event())
@@ -89,10 +91,12 @@ async def detect(client: AsyncClient, args) -> None:
     await asyncio.wait_for(reader, timeout=30)
 
 
-async def raw(host: str, port: int, text: str) -> None:
+async def raw(host: str, port: int, text: str, keep_open: bool) -> None:
     reader, writer = await asyncio.open_connection(host, port)
     writer.write(text.encode("utf-8").decode("unicode_escape").encode("latin-1"))
     await writer.drain()
+    if not keep_open:
+        writer.write_eof()
     while True:
         try:
             event = await asyncio.wait_for(async_read_event(reader), timeout=10)
@@ -125,13 +129,17 @@ async def main() -> None:
     detecting.add_argument("--stop-after-ms", type=int)
     raw_parser = commands.add_parser("raw")
     raw_parser.add_argument("text")
+    raw_parser.add_argument("--keep-open", action="store_true")
     args = parser.parse_args()
 
-    host, port = args.uri.removeprefix("tcp://").rsplit(":", 1)
-    if args.command == "raw":
-        await raw(host, int(port), args.text)
-        return
-    client = AsyncTcpClient(host, int(port))
+    if args.uri.startswith("unix://"):
+        client = AsyncClient.from_uri(args.uri)
+    else:
+        host, port = args.uri.removeprefix("tcp://").rsplit(":", 1)
+        if args.command == "raw":
+            await raw(host, int(port), args.text, args.keep_open)
+            return
+        client = AsyncTcpClient(host, int(port))
     await client.connect()
     try:
         if args.command == "describe":
