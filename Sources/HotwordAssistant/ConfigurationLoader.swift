@@ -62,7 +62,7 @@ public enum ConfigurationLoader {
             guard let line = lines.line(of: [section, "models"]) else { continue }
             for name in models {
                 do throws(ModelFileError) {
-                    _ = try ModelStore.resolve(name)
+                    _ = try ModelStore.load(named: name)
                 } catch {
                     missing.append(.invalidValue(file: file, line: line, key: "\(section).models", value: "\"\(name)\"",
                                                  expected: "a bundled model name or a .hwks file (\(error))"))

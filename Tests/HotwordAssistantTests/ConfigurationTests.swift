@@ -256,6 +256,43 @@ struct ConfigurationTests {
         ])
     }
 
+    @Test func theWyomingSectionSetsTheServerAndReportsBadValuesWithTheirLine() throws {
+        let (configuration, errors) = load("""
+            [wyoming]
+            uri = "unix:///run/hotword-wyoming/wyoming.sock"
+            models = ["computer", "/opt/models/kitchen.hwks"]
+            idle_timeout_s = 30
+            max_connections = 8
+            zeroconf = false
+            zeroconf_name = "kitchen"
+            """)
+        #expect(errors == [])
+        let wyoming = configuration.wyoming
+        #expect(wyoming.endpoint == .unix(path: "/run/hotword-wyoming/wyoming.sock"))
+        #expect(wyoming.models == ["computer", "/opt/models/kitchen.hwks"])
+        #expect(wyoming.limits.idleTimeout == .seconds(30) && wyoming.limits.maximumConnections == 8)
+        #expect(!wyoming.zeroconf && wyoming.zeroconfName == "kitchen")
+        #expect(Self.defaults.wyoming.endpoint == .tcp(host: "0.0.0.0", port: 10_400))
+
+        let (_, bad) = load("[wyoming]\nuri = \"0.0.0.0:10400\"\nmax_connections = 0\nzeroconf_nam = \"x\"\n")
+        #expect(bad == [
+            .invalidValue(file: "hotword.toml", line: 2, key: "wyoming.uri", value: "\"0.0.0.0:10400\"",
+                          expected: "tcp://HOST:PORT or unix:///PATH, e.g. \"tcp://0.0.0.0:10400\""),
+            .invalidValue(file: "hotword.toml", line: 3, key: "wyoming.max_connections", value: "0",
+                          expected: "a whole number from 1 to 10000 connections"),
+            .unknownKey(file: "hotword.toml", line: 4, key: "wyoming.zeroconf_nam", suggestion: "zeroconf_name"),
+        ])
+    }
+
+    @Test func configCheckFindsAWyomingModelThatIsNotThere() throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("hotword.toml").path
+        try "[wyoming]\nmodels = [\"/nowhere/kitchen.hwks\"]\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let problems = ConfigurationLoader.check(file: file)
+        #expect(problems.count == 1 && problems.first?.line == 2 && "\(problems)".contains("wyoming.models"), "\(problems)")
+    }
+
     @Test func syntaxErrorsNameTheLine() {
         let (_, errors) = load("[audio]\ngain = 2\nvolume = = 3\n")
         guard case .syntax(let file, let line, _, _)? = errors.first, errors.count == 1 else {
