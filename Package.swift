@@ -20,6 +20,7 @@ let package = Package(
         // For the fuzz targets in Fuzz/, a separate package that depends on this one by path.
         .library(name: "HotwordAudio", targets: ["HotwordAudio"]),
         .library(name: "HotwordAssistant", targets: ["HotwordAssistant"]),
+        .library(name: "HotwordWyoming", targets: ["HotwordWyoming"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

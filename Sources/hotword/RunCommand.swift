@@ -76,12 +76,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let level: Logger.Level = verbose ? .debug : .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        bootstrapLogging(verbose: verbose, quiet: .info)
         let logger = Logger(label: "hotword.run")
         let signals = RunSignals()
         let configuration: AssistantConfiguration

@@ -31,9 +31,6 @@ struct ServeCommand: ParsableCommand {
 
     @OptionGroup var detector: DetectorOptions
 
-    @Option(help: ArgumentHelp("Close a connection that sends nothing for this many seconds (default: 60).", valueName: "SECONDS"))
-    var idleTimeout: Double?
-
     @Flag(help: "Do not announce the service with Zeroconf.")
     var noZeroconf = false
 
@@ -44,18 +41,10 @@ struct ServeCommand: ParsableCommand {
         if let wyoming {
             do { _ = try WyomingEndpoint(parsing: wyoming) } catch { throw ValidationError("--wyoming: \(error)") }
         }
-        if let idleTimeout, !(idleTimeout.isFinite && idleTimeout >= 0.1) {
-            throw ValidationError("--idle-timeout must be at least 0.1 seconds, not \(idleTimeout)")
-        }
     }
 
     func run() throws {
-        let level: Logger.Level = verbose ? .debug : .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        bootstrapLogging(verbose: verbose, quiet: .info)
         let logger = Logger(label: "hotword.serve")
         let signals = RunSignals()
         let settings: WyomingSettings
@@ -94,7 +83,6 @@ struct ServeCommand: ParsableCommand {
         var configuration = try SettingsFiles.load(only: config)
         if let wyoming { configuration.wyoming.endpoint = try WyomingEndpoint(parsing: wyoming) }
         if !detector.givenModels.isEmpty { configuration.wyoming.models = detector.givenModels }
-        if let idleTimeout { configuration.wyoming.idleTimeoutSeconds = idleTimeout }
         if let gain = detector.gain { configuration.audio.gain = gain }
         let models = try configuration.wyoming.models.map { name in
             do { return (name, try ModelStore.load(named: name)) } catch { throw CommandFailure("\(error)") }

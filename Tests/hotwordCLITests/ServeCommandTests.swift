@@ -23,9 +23,9 @@ import Testing
 
     /// `hotword serve` on 127.0.0.1 and a port the system chose, with no configuration file.
     private func serve(_ arguments: [String] = ["--model", "computer", "--model", "jarvis"],
-                       at endpoint: String = "tcp://127.0.0.1:0") async throws -> (RunningHotword, String) {
-        let config = folder.appendingPathComponent("empty.toml")
-        try Data().write(to: config)
+                       at endpoint: String = "tcp://127.0.0.1:0", config toml: String = "") async throws -> (RunningHotword, String) {
+        let config = folder.appendingPathComponent("hotword.toml")
+        try Data(toml.utf8).write(to: config)
         let server = try RunningHotword(["serve", "--wyoming", endpoint, "--no-zeroconf", "--config", config.path] + arguments)
         let listening = "listening on "
         #expect(await server.waitForErrorLine(timeout: .seconds(30)) { $0.contains(listening) }, "\(server.errorLines)")
@@ -161,10 +161,10 @@ import Testing
     }
 
     @Test func anIdleConnectionIsClosedAndLogged() async throws {
-        let (server, uri) = try await serve(["--model", "computer", "--idle-timeout", "0.5"])
+        let (server, uri) = try await serve(["--model", "computer"], config: "[wyoming]\nidle_timeout_s = 1\n")
         let began = ContinuousClock.now
         #expect(types(try await Self.client(uri, ["raw", "", "--keep-open"])) == ["closed"])
-        #expect(ContinuousClock.now - began < .seconds(5))
+        #expect(ContinuousClock.now - began < .seconds(6))
         #expect(await server.waitForErrorLine(timeout: .seconds(5)) { $0.contains("without data") })
         _ = await server.stop()
     }
