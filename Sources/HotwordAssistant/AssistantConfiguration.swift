@@ -149,7 +149,7 @@ public struct RecordingSettings: Sendable, Equatable {
 /// `[stt]`: the speech-to-text backend and the settings of each.
 public struct SpeechToTextSettings: Sendable, Equatable {
     public enum Backend: String, Sendable, CaseIterable {
-        case pocketsphinx, http, command
+        case pocketsphinx, http, command, wyoming
     }
 
     public var backend = Backend.pocketsphinx
@@ -159,6 +159,8 @@ public struct SpeechToTextSettings: Sendable, Equatable {
     /// Program and arguments; `{wav}` is replaced by the utterance's WAV file.
     public var commandArguments: [String] = []
     public var commandTimeoutSeconds = 60.0
+    /// wyoming-faster-whisper listens on port 10300 by default.
+    public var wyoming = WyomingServiceConfiguration(endpoint: .tcp(host: "127.0.0.1", port: 10300))
 
     public init() {}
 
@@ -168,6 +170,7 @@ public struct SpeechToTextSettings: Sendable, Equatable {
         case .pocketsphinx: .pocketsphinx(pocketsphinx)
         case .http: .http(http)
         case .command: .command(arguments: commandArguments, timeout: .milliseconds(Int(commandTimeoutSeconds * 1000)))
+        case .wyoming: .wyoming(wyoming)
         }
     }
 }
@@ -197,7 +200,7 @@ public struct SUSILogin: Sendable, Equatable, CustomStringConvertible, CustomRef
 /// `[tts]`: the text-to-speech backend and the settings of each.
 public struct TextToSpeechSettings: Sendable, Equatable {
     public enum Backend: String, Sendable, CaseIterable {
-        case espeak, command, none
+        case espeak, command, wyoming, none
     }
 
     public var backend = Backend.espeak
@@ -205,6 +208,8 @@ public struct TextToSpeechSettings: Sendable, Equatable {
     /// Program and arguments; the text comes on standard input, the audio from `{wav}` or standard output.
     public var commandArguments: [String] = []
     public var commandTimeoutSeconds = 60.0
+    /// wyoming-piper listens on port 10200 by default.
+    public var wyoming = WyomingServiceConfiguration(endpoint: .tcp(host: "127.0.0.1", port: 10200))
 
     public init() {}
 
@@ -213,6 +218,7 @@ public struct TextToSpeechSettings: Sendable, Equatable {
         switch backend {
         case .espeak: .espeak(espeak)
         case .command: .command(arguments: commandArguments, timeout: .milliseconds(Int(commandTimeoutSeconds * 1000)))
+        case .wyoming: .wyoming(wyoming)
         case .none: .none
         }
     }

@@ -83,7 +83,7 @@ enum ConfigSchema {
         ], subsections: []),
         "stt": Section(keys: [
             key("backend", .choice(SpeechToTextSettings.Backend.self)) { $0.stt.backend = $1 },
-        ], subsections: ["pocketsphinx", "http", "command"]),
+        ], subsections: ["pocketsphinx", "http", "command", "wyoming"]),
         "stt.pocketsphinx": Section(keys: [
             key("acoustic_model", .path()) { $0.stt.pocketsphinx.acousticModel = $1 },
             key("language_model", .path()) { $0.stt.pocketsphinx.languageModel = $1 },
@@ -101,6 +101,7 @@ enum ConfigSchema {
             key("arguments", .list(allowEmpty: true)) { $0.stt.commandArguments = $1 },
             key("timeout_s", .number(1...600, "seconds")) { $0.stt.commandTimeoutSeconds = $1 },
         ], subsections: []),
+        "stt.wyoming": wyomingService(\.stt.wyoming, name: "model"),
         "susi": Section(keys: [
             key("server", .url) { $0.susi.server = $1 },
             key("language", .string()) { $0.susi.language = $1 },
@@ -122,7 +123,7 @@ enum ConfigSchema {
         ], subsections: []),
         "tts": Section(keys: [
             key("backend", .choice(TextToSpeechSettings.Backend.self)) { $0.tts.backend = $1 },
-        ], subsections: ["espeak", "command"]),
+        ], subsections: ["espeak", "command", "wyoming"]),
         "tts.espeak": Section(keys: [
             key("voice", .string()) { $0.tts.espeak.voice = $1 },
             key("rate", .integer(80...450, "words per minute")) { $0.tts.espeak.rate = $1 },
@@ -132,6 +133,7 @@ enum ConfigSchema {
             key("arguments", .list(allowEmpty: true)) { $0.tts.commandArguments = $1 },
             key("timeout_s", .number(1...600, "seconds")) { $0.tts.commandTimeoutSeconds = $1 },
         ], subsections: []),
+        "tts.wyoming": wyomingService(\.tts.wyoming, name: "voice"),
         "events": Section(keys: [
             key("on_wake", .list(allowEmpty: true)) { $0.events.onWake = $1 },
         ], subsections: []),
@@ -220,6 +222,17 @@ enum ConfigSchema {
             set(&configuration, parsed)
             return nil
         }
+    }
+
+    /// `[stt.wyoming]` and `[tts.wyoming]`: the server, the model or voice (`name`), language and timeout.
+    private static func wyomingService(_ path: WritableKeyPath<AssistantConfiguration, WyomingServiceConfiguration> & Sendable,
+                                       name: String) -> Section {
+        Section(keys: [
+            key("uri", .wyomingEndpoint) { $0[keyPath: path].endpoint = $1 },
+            key(name, .string(allowEmpty: true)) { $0[keyPath: path].name = $1.isEmpty ? nil : $1 },
+            key("language", .string(allowEmpty: true)) { $0[keyPath: path].language = $1.isEmpty ? nil : $1 },
+            key("timeout_s", .number(1...600, "seconds")) { $0[keyPath: path].timeout = .milliseconds(Int($1 * 1000)) },
+        ], subsections: [])
     }
 
     /// A key of a keyword table (`[wake.keywords."hey susi"]`): the table's name is the keyword.

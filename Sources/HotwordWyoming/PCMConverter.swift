@@ -74,9 +74,9 @@ public final class PCMConverter {
         guard bytes.count % format.bytesPerFrame == 0 else {
             throw .partialFrame(bytes: bytes.count, bytesPerFrame: format.bytesPerFrame)
         }
-        guard let resampler else { return downmix(bytes, into: &output) }
+        guard let resampler else { return format.appendMono(bytes, to: &output) }
         mono.removeAll(keepingCapacity: true)
-        downmix(bytes, into: &mono)
+        format.appendMono(bytes, to: &mono)
         do { try resampler.process(mono, appendingTo: &output) } catch { throw .resampling(error.description) }
     }
 
@@ -84,12 +84,34 @@ public final class PCMConverter {
     public func flush(appendingTo output: inout [Float]) throws(PCMConversionError) {
         do { try resampler?.flush(appendingTo: &output) } catch { throw .resampling(error.description) }
     }
+}
+
+extension PCMFormat {
+    /// The samples of `bytes` (whole frames) as mono Float in [-1, 1] at this format's own rate.
+    public func monoSamples(_ bytes: [UInt8]) throws(PCMConversionError) -> [Float] {
+        if let reason = problem { throw .unsupportedFormat(self, reason: reason) }
+        guard bytes.count % bytesPerFrame == 0 else { throw .partialFrame(bytes: bytes.count, bytesPerFrame: bytesPerFrame) }
+        var output: [Float] = []
+        appendMono(bytes, to: &output)
+        return output
+    }
+
+    /// Mono samples in [-1, 1] as 16-bit little-endian PCM (×32767, clipped), as Wyoming servers take audio.
+    public static func pcm16(_ samples: [Float]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(samples.count * 2)
+        for sample in samples {
+            let value = Int16(max(-1, min(1, sample.isFinite ? sample : 0)) * 32_767)
+            bytes.append(UInt8(truncatingIfNeeded: value))
+            bytes.append(UInt8(truncatingIfNeeded: value >> 8))
+        }
+        return bytes
+    }
 
     /// Averages the channels of each frame; integers are scaled by 2^(8·width − 1) so that
     /// 16-bit audio gives the same values as the rest of hotword (÷ 32768).
-    private func downmix(_ bytes: [UInt8], into output: inout [Float]) {
-        let width = format.width, channels = format.channels
-        let frames = bytes.count / format.bytesPerFrame
+    func appendMono(_ bytes: [UInt8], to output: inout [Float]) {
+        let frames = bytes.count / bytesPerFrame
         let scale = 1 / (Float(1 << (8 * width - 1)) * Float(channels))
         // Sign extension: shift the sample to the top of an Int32, then back down.
         let shift = Int32(32 - 8 * width)

@@ -84,12 +84,11 @@ public final class WyomingServer: @unchecked Sendable {  // @unchecked: `stopped
     public func run() {
         defer { closeListener() }
         while !lock.withLock({ stopped }) {
-            var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, Self.pollMilliseconds) > 0 else { continue }
+            guard POSIXSocket.wait(listener, for: POLLIN, milliseconds: Self.pollMilliseconds) else { continue }
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else {
                 if errno != EINTR, errno != EAGAIN, errno != ECONNABORTED {
-                    logger.error("accept failed: \(String(cString: strerror(errno)))")
+                    logger.error("accept failed: \(POSIXSocket.reason())")
                 }
                 continue
             }
@@ -138,18 +137,16 @@ public final class WyomingServer: @unchecked Sendable {  // @unchecked: `stopped
         do {
             while true {
                 guard !lock.withLock({ stopped }) else { return logger.debug("\(name): closed, the server is stopping") }
-                var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&poller, 1, Self.pollMilliseconds)
-                if ready == 0 || (ready < 0 && errno == EINTR) {
+                guard POSIXSocket.wait(socket, for: POLLIN, milliseconds: Self.pollMilliseconds) else {
                     if ContinuousClock.now - lastHeard > limits.idleTimeout {
                         return logger.info("\(name): closed after \(limits.idleTimeout) without data")
                     }
                     continue
                 }
-                let count = buffer.withUnsafeMutableBytes { read(socket, $0.baseAddress, $0.count) }
+                let count = POSIXSocket.read(socket, into: &buffer)
                 if count < 0 {
-                    if errno == EINTR || errno == EAGAIN { continue }
-                    return logger.info("\(name): closed: \(String(cString: strerror(errno)))")
+                    if -count == Int(EINTR) || -count == Int(EAGAIN) { continue }
+                    return logger.info("\(name): closed: \(POSIXSocket.reason(Int32(-count)))")
                 }
                 if count == 0 {
                     try parser.finish()
@@ -174,82 +171,38 @@ public final class WyomingServer: @unchecked Sendable {  // @unchecked: `stopped
 
     /// Writes the whole event; false when the client is gone or does not read.
     private func send(_ event: WyomingEvent, to socket: Int32) -> Bool {
-        let bytes = event.encoded()
-        return bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Glibc.send(socket, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += written
-            }
-            return true
-        }
+        POSIXSocket.sendAll(socket, event.encoded()) == nil
     }
 
     // MARK: Sockets
 
     private static func listen(on endpoint: WyomingEndpoint) throws(WyomingServerError) -> (Int32, WyomingEndpoint) {
-        func failure(_ operation: String, _ code: Int32 = errno) -> WyomingServerError {
-            .cannotListen(endpoint: endpoint.description, operation: operation, reason: String(cString: strerror(code)))
+        func failure(_ operation: String, _ reason: String = POSIXSocket.reason()) -> WyomingServerError {
+            .cannotListen(endpoint: endpoint.description, operation: operation, reason: reason)
         }
-        switch endpoint {
-        case .tcp(let host, let port):
-            var hints = addrinfo()
-            hints.ai_family = AF_UNSPEC
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-            hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
-            var found: UnsafeMutablePointer<addrinfo>?
-            let code = getaddrinfo(host, String(port), &hints, &found)
-            guard code == 0, let address = found else {
-                throw .cannotListen(endpoint: endpoint.description, operation: "resolving \(host)", reason: String(cString: gai_strerror(code)))
-            }
-            defer { freeaddrinfo(found) }
-            let socket = Glibc.socket(address.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard socket >= 0 else { throw failure("socket") }
-            var on: Int32 = 1
-            setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-            guard bind(socket, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 else {
-                let code = errno
-                close(socket)
-                throw failure("bind", code)
-            }
-            try listenOrClose(socket, failure)
-            return (socket, .tcp(host: host, port: boundPort(socket) ?? port))
-        case .unix(let path):
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            let capacity = MemoryLayout.size(ofValue: address.sun_path)
-            guard path.utf8.count < capacity else {
-                throw .cannotListen(endpoint: endpoint.description, operation: "bind", reason: "path longer than \(capacity - 1) bytes")
-            }
-            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path.utf8 + [0]) }
+        var address: POSIXSocket.Address
+        switch POSIXSocket.address(of: endpoint, passive: true) {
+        case .success(let found): address = found
+        case .failure(let problem): throw failure("resolving the address", problem.reason)
+        }
+        if case .unix(let path) = endpoint {
             // A socket file left by a previous run would make bind fail.
             var status = stat()
             if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK { unlink(path) }
-            let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard socket >= 0 else { throw failure("socket") }
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
-            guard bound == 0 else {
-                let code = errno
+        }
+        let socket = POSIXSocket.stream(address.family)
+        guard socket >= 0 else { throw failure("socket") }
+        var on: Int32 = 1
+        setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        for (operation, call) in [("bind", { POSIXSocket.with(&address, { bind(socket, $0, $1) }) }), ("listen", { Glibc.listen(socket, 128) })] {
+            guard call() == 0 else {
+                let reason = POSIXSocket.reason()
                 close(socket)
-                throw failure("bind", code)
+                throw failure(operation, reason)
             }
-            try listenOrClose(socket, failure)
-            return (socket, endpoint)
         }
-    }
-
-    private static func listenOrClose(_ socket: Int32, _ failure: (String, Int32) -> WyomingServerError) throws(WyomingServerError) {
-        guard Glibc.listen(socket, 128) == 0 else {
-            let code = errno
-            close(socket)
-            throw failure("listen", code)
-        }
+        guard case .tcp(let host, let port) = endpoint else { return (socket, endpoint) }
+        return (socket, .tcp(host: host, port: boundPort(socket) ?? port))
     }
 
     private static func boundPort(_ socket: Int32) -> Int? {
