@@ -5,15 +5,12 @@ import Glibc
 
 /// Why talking to a Wyoming server failed, with the server's address.
 public enum WyomingClientError: Error, Sendable, Equatable, CustomStringConvertible {
-    case cannotConnect(endpoint: String, reason: String)
-    case timedOut(endpoint: String, waitingFor: String, after: Duration)
-    /// The server closed the connection before the answer (`waitingFor`) came.
-    case closed(endpoint: String, waitingFor: String)
+    case cannotConnect(endpoint: String, reason: String)  // refused, no route, no answer in time
+    case timedOut(endpoint: String, waitingFor: String, after: Duration)  // the whole exchange's time is up
+    case closed(endpoint: String, waitingFor: String)  // before the answer (`waitingFor`) came
     case sendFailed(endpoint: String, reason: String)
-    /// The server's bytes are not Wyoming framing.
-    case invalidReply(endpoint: String, WyomingProtocolError)
-    /// The server answered with an `error` event, or with an event that makes no sense here.
-    case serverError(endpoint: String, text: String)
+    case invalidReply(endpoint: String, WyomingProtocolError)  // bytes that are not Wyoming framing
+    case serverError(endpoint: String, text: String)  // an `error` event, or an answer that makes no sense here
 
     public var description: String {
         switch self {
