@@ -45,10 +45,10 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "The language of questions and answers (ISO 639-1).")
     var language: String?
 
-    @Option(help: ArgumentHelp("Speech to text: pocketsphinx, http or command.", valueName: "BACKEND"))
+    @Option(help: ArgumentHelp("Speech to text: pocketsphinx, http, command or wyoming.", valueName: "BACKEND"))
     var stt: String?
 
-    @Option(help: ArgumentHelp("Text to speech: espeak, command or none.", valueName: "BACKEND"))
+    @Option(help: ArgumentHelp("Text to speech: espeak, command, wyoming or none.", valueName: "BACKEND"))
     var tts: String?
 
     @Flag(help: "Print events as JSON lines (wake, utterance, transcript, answer, error, state).")
