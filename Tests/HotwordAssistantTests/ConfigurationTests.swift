@@ -227,7 +227,7 @@ struct ConfigurationTests {
             .invalidValue(file: "hotword.toml", line: 7, key: "wake.sensitivity", value: "1.5", expected: "a number from 0 to 1"),
             .invalidValue(file: "hotword.toml", line: 8, key: "wake.barge_in", value: "\"yes\"", expected: "true or false"),
             .invalidValue(file: "hotword.toml", line: 11, key: "stt.backend", value: "\"whisper\"",
-                          expected: "one of \"pocketsphinx\", \"http\", \"command\""),
+                          expected: "one of \"pocketsphinx\", \"http\", \"command\", \"wyoming\""),
             .invalidValue(file: "hotword.toml", line: 14, key: "susi.server", value: "\"ftp://example.org\"", expected: "an http:// or https:// URL"),
             .invalidValue(file: "hotword.toml", line: 15, key: "susi.timezone_offset", value: "12.5",
                           expected: "a whole number from -840 to 840 minutes (UTC+2 is -120)"),
