@@ -112,6 +112,9 @@ public final class WyomingServer: @unchecked Sendable {  // @unchecked: `stopped
                 lock.withLock { open -= 1 }
             }
             thread.name = "wyoming \(id)"
+            // 1 MiB, not glibc's 8 MiB: hundreds of connections fit a 32-bit Pi's address space.
+            // Enough for the deepest JSON the decoder accepts (it stops at 512 levels).
+            thread.stackSize = 1 << 20
             thread.start()
         }
     }

@@ -142,6 +142,8 @@ import Testing
             ("garbage\\n", "header line is not a JSON object"),
             ("{\"type\": \"audio-chunk\", \"payload_length\": -5}\\n", "payload_length"),
             ("{\"data\": {}}\\n", "no \"type\""),
+            // JSON nested far deeper than any decoder goes.
+            ("{\"type\": \"x\", \"data\": {\"a\": " + String(repeating: "[", count: 20_000) + "}}\\n", "header line is not a JSON object"),
             // The stream ends 90 bytes short of the payload it announced.
             ("{\"type\": \"audio-chunk\", \"data\": {\"rate\": 16000, \"width\": 2, \"channels\": 1}, \"payload_length\": 100}\\n0123456789",
              "payload length mismatch"),
