@@ -20,6 +20,7 @@ let package = Package(
         // For the fuzz targets in Fuzz/, a separate package that depends on this one by path.
         .library(name: "HotwordAudio", targets: ["HotwordAudio"]),
         .library(name: "HotwordAssistant", targets: ["HotwordAssistant"]),
+        .library(name: "HotwordWyoming", targets: ["HotwordWyoming"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -50,13 +51,16 @@ let package = Package(
         ]),
         // Data synthesis, augmentation, training, evaluation and tuning.
         .target(name: "HotwordTraining", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "CBLAS", logging]),
+        // The Wyoming protocol (Home Assistant, Rhasspy): event framing, per-connection wake-word
+        // sessions (pure: events in, events out), and a thin POSIX socket server.
+        .target(name: "HotwordWyoming", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", logging]),
         // The voice assistant: listen loop, speech to text, SUSI client, text to speech, configuration.
         .target(name: "HotwordAssistant", dependencies: [
-            "HotwordCore", "HotwordModels", "HotwordAudio", "CCurl", "CPocketSphinx", "CEspeakNG", "CMalloc", logging,
+            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "CCurl", "CPocketSphinx", "CEspeakNG", "CMalloc", logging,
         ]),
         // The command-line tool: thin commands over the modules above.
         .executableTarget(name: "hotword", dependencies: [
-            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTraining", "HotwordAssistant",
+            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTraining", "HotwordAssistant", "HotwordWyoming",
             .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
         ]),
 
@@ -65,7 +69,8 @@ let package = Package(
         .testTarget(name: "HotwordCoreTests", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAudioTests", dependencies: ["HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordTestSupport"]),
-        .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordAudio", "HotwordTestSupport", logging]),
+        .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordAudio", "HotwordWyoming", "HotwordTestSupport", logging]),
+        .testTarget(name: "HotwordWyomingTests", dependencies: ["HotwordWyoming", "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "hotwordCLITests", dependencies: ["hotword", "HotwordAudio", "HotwordModels", "HotwordTestSupport"]),
         // The soak test (scripts/soak.sh): hours of audio through `hotword run`. Not shipped.
         .executableTarget(name: "hotword-soak", dependencies: [

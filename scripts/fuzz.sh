@@ -3,7 +3,7 @@
 # while on its seed corpus. Exits non-zero if any target crashes, traps, leaks, times out or
 # runs out of memory; the input that did it is kept and printed. See docs/fuzzing.md.
 #
-#   scripts/fuzz.sh [--seconds N] [--jobs J] [target…]     targets: model audio config susi (default: all)
+#   scripts/fuzz.sh [--seconds N] [--jobs J] [target…]     targets: model audio config susi wyoming (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,15 +15,15 @@ while (($#)); do
     --seconds) seconds="$2"; shift 2 ;;
     --jobs) build_jobs="$2"; shift 2 ;;
     -h|--help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    model|audio|config|susi) targets+=("$1"); shift ;;
-    *) echo "fuzz.sh: unknown argument '$1' (targets: model audio config susi)" >&2; exit 64 ;;
+    model|audio|config|susi|wyoming) targets+=("$1"); shift ;;
+    *) echo "fuzz.sh: unknown argument '$1' (targets: model audio config susi wyoming)" >&2; exit 64 ;;
   esac
 done
-((${#targets[@]})) || targets=(model audio config susi)
+((${#targets[@]})) || targets=(model audio config susi wyoming)
 
 # target → product and longest input (big enough for every seed); the longest one input may take (s).
-declare -A product=([model]=FuzzModelFile [audio]=FuzzAudioFile [config]=FuzzConfiguration [susi]=FuzzSUSIReply)
-declare -A max_len=([model]=16384 [audio]=8192 [config]=16384 [susi]=8192)
+declare -A product=([model]=FuzzModelFile [audio]=FuzzAudioFile [config]=FuzzConfiguration [susi]=FuzzSUSIReply [wyoming]=FuzzWyoming)
+declare -A max_len=([model]=16384 [audio]=8192 [config]=16384 [susi]=8192 [wyoming]=16384)
 timeout_seconds=10
 
 scratch=.build-fuzzers

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs hotword: the binary, the shipped models and the example configuration; with
 # --service also the system service (user `hotword`, /etc/hotword/hotword.toml, the unit,
-# enabled and started); with --user-service the unit for desktop login sessions.
+# enabled and started) and the Wyoming service's unit (not enabled); with --user-service the
+# unit for desktop login sessions.
 set -euo pipefail
 
 usage() {
@@ -20,7 +21,9 @@ Options:
   --binary FILE    install this hotword binary instead of building one
   --service        also the system service: the user `hotword` (in group audio),
                    /etc/hotword/hotword.toml (from the example, if there is none yet), and
-                   the unit hotword.service, enabled and started
+                   the unit hotword.service, enabled and started; and the unit
+                   hotword-wyoming.service (`hotword serve` for Home Assistant), not enabled:
+                   `systemctl enable --now hotword-wyoming` starts it
   --user-service   also the unit for login sessions (PipeWire/PulseAudio); each user enables
                    it with `systemctl --user enable --now hotword`
   -h, --help       this text
@@ -105,6 +108,7 @@ if $service; then
     echo "installed $config"
   fi
   install_unit "$root/systemd/hotword.service" "$destdir$system_units/hotword.service"
+  install_unit "$root/systemd/hotword-wyoming.service" "$destdir$system_units/hotword-wyoming.service"
   if $live; then
     systemctl daemon-reload
     systemctl enable --now hotword

@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
+scripts/python-deps.sh
 swift build --build-tests
 # Serially: several tests measure timeouts in wall-clock time, and tests that block on real
 # devices or threads would otherwise starve them of the 2 cores' cooperative thread pool.

@@ -1,6 +1,7 @@
 import Foundation
 import HotwordAudio
 import HotwordCore
+import HotwordWyoming
 
 /// Everything `hotword run` can be told, one section per table of `hotword.toml` (see
 /// `hotword.example.toml` for every key). The defaults are what runs with no file at all.
@@ -18,6 +19,8 @@ public struct AssistantConfiguration: Sendable, Equatable {
     public var spokenItems = 3
     public var tts = TextToSpeechSettings()
     public var events = EventSettings()
+    /// `hotword serve`: the Wyoming wake-word server.
+    public var wyoming = WyomingSettings()
 
     /// - Parameter clientVersion: this program's version, sent to SUSI in the `User-Agent`.
     public init(clientVersion: String) {
@@ -146,7 +149,7 @@ public struct RecordingSettings: Sendable, Equatable {
 /// `[stt]`: the speech-to-text backend and the settings of each.
 public struct SpeechToTextSettings: Sendable, Equatable {
     public enum Backend: String, Sendable, CaseIterable {
-        case pocketsphinx, http, command
+        case pocketsphinx, http, command, wyoming
     }
 
     public var backend = Backend.pocketsphinx
@@ -156,6 +159,8 @@ public struct SpeechToTextSettings: Sendable, Equatable {
     /// Program and arguments; `{wav}` is replaced by the utterance's WAV file.
     public var commandArguments: [String] = []
     public var commandTimeoutSeconds = 60.0
+    /// wyoming-faster-whisper listens on port 10300 by default.
+    public var wyoming = WyomingServiceConfiguration(endpoint: .tcp(host: "127.0.0.1", port: 10300))
 
     public init() {}
 
@@ -165,6 +170,7 @@ public struct SpeechToTextSettings: Sendable, Equatable {
         case .pocketsphinx: .pocketsphinx(pocketsphinx)
         case .http: .http(http)
         case .command: .command(arguments: commandArguments, timeout: .milliseconds(Int(commandTimeoutSeconds * 1000)))
+        case .wyoming: .wyoming(wyoming)
         }
     }
 }
@@ -194,7 +200,7 @@ public struct SUSILogin: Sendable, Equatable, CustomStringConvertible, CustomRef
 /// `[tts]`: the text-to-speech backend and the settings of each.
 public struct TextToSpeechSettings: Sendable, Equatable {
     public enum Backend: String, Sendable, CaseIterable {
-        case espeak, command, none
+        case espeak, command, wyoming, none
     }
 
     public var backend = Backend.espeak
@@ -202,6 +208,8 @@ public struct TextToSpeechSettings: Sendable, Equatable {
     /// Program and arguments; the text comes on standard input, the audio from `{wav}` or standard output.
     public var commandArguments: [String] = []
     public var commandTimeoutSeconds = 60.0
+    /// wyoming-piper listens on port 10200 by default.
+    public var wyoming = WyomingServiceConfiguration(endpoint: .tcp(host: "127.0.0.1", port: 10200))
 
     public init() {}
 
@@ -210,6 +218,7 @@ public struct TextToSpeechSettings: Sendable, Equatable {
         switch backend {
         case .espeak: .espeak(espeak)
         case .command: .command(arguments: commandArguments, timeout: .milliseconds(Int(commandTimeoutSeconds * 1000)))
+        case .wyoming: .wyoming(wyoming)
         case .none: .none
         }
     }
@@ -222,4 +231,26 @@ public struct EventSettings: Sendable, Equatable {
     public var onWake: [String] = []
 
     public init() {}
+}
+
+/// `[wyoming]`: `hotword serve`, the wake-word service for Home Assistant and Rhasspy. Wake-word
+/// sensitivity and timing come from `[wake]`, `[wake.keywords."…"]` and `[detector]`, as for `run`.
+public struct WyomingSettings: Sendable, Equatable {
+    /// `tcp://HOST:PORT` or `unix:///PATH`; 10400 is Home Assistant's customary wake-word port.
+    public var endpoint = WyomingEndpoint.tcp(host: "0.0.0.0", port: WyomingEndpoint.defaultPort)
+    /// The models offered (bundled names or `.hwks` paths): every bundled one, so that the wake
+    /// word can be chosen in Home Assistant.
+    public var models = ["hey_susi", "computer", "jarvis", "alexa"]
+    /// A connection that sends nothing for this long is closed.
+    public var idleTimeoutSeconds = 60.0
+    public var maximumConnections = 100
+    /// Announce the service on the local network (`_wyoming._tcp`, with Avahi) so Home Assistant finds it.
+    public var zeroconf = true
+    public var zeroconfName = "hotword"
+
+    public init() {}
+
+    public var limits: WyomingServerLimits {
+        WyomingServerLimits(idleTimeout: .milliseconds(Int(idleTimeoutSeconds * 1000)), maximumConnections: maximumConnections)
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HotwordCore
+import HotwordWyoming
 
 /// Every table and key `hotword.toml` may hold, what each accepts, and where it goes in
 /// `AssistantConfiguration`. `hotword.example.toml` documents the same keys for users.
@@ -36,7 +37,7 @@ enum ConfigSchema {
     }
 
     private static let sections: [String: Section] = [
-        "": Section(keys: [], subsections: ["audio", "wake", "detector", "cue", "recording", "stt", "susi", "tts", "events"]),
+        "": Section(keys: [], subsections: ["audio", "wake", "detector", "cue", "recording", "stt", "susi", "tts", "events", "wyoming"]),
         "audio": Section(keys: [
             key("capture_device", .string()) { $0.audio.captureDevice = $1 },
             key("playback_device", .string()) { $0.audio.playbackDevice = $1 },
@@ -82,7 +83,7 @@ enum ConfigSchema {
         ], subsections: []),
         "stt": Section(keys: [
             key("backend", .choice(SpeechToTextSettings.Backend.self)) { $0.stt.backend = $1 },
-        ], subsections: ["pocketsphinx", "http", "command"]),
+        ], subsections: ["pocketsphinx", "http", "command", "wyoming"]),
         "stt.pocketsphinx": Section(keys: [
             key("acoustic_model", .path()) { $0.stt.pocketsphinx.acousticModel = $1 },
             key("language_model", .path()) { $0.stt.pocketsphinx.languageModel = $1 },
@@ -100,6 +101,7 @@ enum ConfigSchema {
             key("arguments", .list(allowEmpty: true)) { $0.stt.commandArguments = $1 },
             key("timeout_s", .number(1...600, "seconds")) { $0.stt.commandTimeoutSeconds = $1 },
         ], subsections: []),
+        "stt.wyoming": wyomingService(\.stt.wyoming, name: "model"),
         "susi": Section(keys: [
             key("server", .url) { $0.susi.server = $1 },
             key("language", .string()) { $0.susi.language = $1 },
@@ -121,7 +123,7 @@ enum ConfigSchema {
         ], subsections: []),
         "tts": Section(keys: [
             key("backend", .choice(TextToSpeechSettings.Backend.self)) { $0.tts.backend = $1 },
-        ], subsections: ["espeak", "command"]),
+        ], subsections: ["espeak", "command", "wyoming"]),
         "tts.espeak": Section(keys: [
             key("voice", .string()) { $0.tts.espeak.voice = $1 },
             key("rate", .integer(80...450, "words per minute")) { $0.tts.espeak.rate = $1 },
@@ -131,8 +133,17 @@ enum ConfigSchema {
             key("arguments", .list(allowEmpty: true)) { $0.tts.commandArguments = $1 },
             key("timeout_s", .number(1...600, "seconds")) { $0.tts.commandTimeoutSeconds = $1 },
         ], subsections: []),
+        "tts.wyoming": wyomingService(\.tts.wyoming, name: "voice"),
         "events": Section(keys: [
             key("on_wake", .list(allowEmpty: true)) { $0.events.onWake = $1 },
+        ], subsections: []),
+        "wyoming": Section(keys: [
+            key("uri", .wyomingEndpoint) { $0.wyoming.endpoint = $1 },
+            key("models", .list(allowEmpty: false)) { $0.wyoming.models = $1 },
+            key("idle_timeout_s", .number(1...86_400, "seconds")) { $0.wyoming.idleTimeoutSeconds = $1 },
+            key("max_connections", .integer(1...10_000, "connections")) { $0.wyoming.maximumConnections = $1 },
+            key("zeroconf", .boolean) { $0.wyoming.zeroconf = $1 },
+            key("zeroconf_name", .string()) { $0.wyoming.zeroconfName = $1 },
         ], subsections: []),
     ]
 
@@ -189,6 +200,12 @@ enum ConfigSchema {
             }
         }
 
+        static var wyomingEndpoint: Kind<WyomingEndpoint> {
+            Kind<WyomingEndpoint>(expected: "tcp://HOST:PORT or unix:///PATH, e.g. \"tcp://0.0.0.0:\(WyomingEndpoint.defaultPort)\"") { value in
+                value.string.flatMap { try? WyomingEndpoint(parsing: $0) }
+            }
+        }
+
         static var url: Kind<URL> {
             Kind<URL>(expected: "an http:// or https:// URL") { value in
                 guard let text = value.string, let url = URL(string: text),
@@ -205,6 +222,17 @@ enum ConfigSchema {
             set(&configuration, parsed)
             return nil
         }
+    }
+
+    /// `[stt.wyoming]` and `[tts.wyoming]`: the server, the model or voice (`name`), language and timeout.
+    private static func wyomingService(_ path: WritableKeyPath<AssistantConfiguration, WyomingServiceConfiguration> & Sendable,
+                                       name: String) -> Section {
+        Section(keys: [
+            key("uri", .wyomingEndpoint) { $0[keyPath: path].endpoint = $1 },
+            key(name, .string(allowEmpty: true)) { $0[keyPath: path].name = $1.isEmpty ? nil : $1 },
+            key("language", .string(allowEmpty: true)) { $0[keyPath: path].language = $1.isEmpty ? nil : $1 },
+            key("timeout_s", .number(1...600, "seconds")) { $0[keyPath: path].timeout = .milliseconds(Int($1 * 1000)) },
+        ], subsections: [])
     }
 
     /// A key of a keyword table (`[wake.keywords."hey susi"]`): the table's name is the keyword.

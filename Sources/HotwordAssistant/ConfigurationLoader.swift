@@ -51,19 +51,20 @@ public enum ConfigurationLoader {
     }
 
     /// Everything `apply` reports, and also whether the files the file names exist: each model
-    /// of `[wake] models` (a bundled name or a path) and the cue file. For `hotword config check`.
+    /// of `[wake] models` and `[wyoming] models` (a bundled name or a path) and the cue file. For `hotword config check`.
     public static func check(file: String) -> [ConfigError] {
         var configuration = AssistantConfiguration(clientVersion: "check")
         let errors = apply(file: file, to: &configuration)
         guard errors.isEmpty, let text = try? String(contentsOfFile: file, encoding: .utf8),
               let lines = try? TOMLDocument(text) else { return errors }
         var missing: [ConfigError] = []
-        if let line = lines.line(of: ["wake", "models"]) {
-            for name in configuration.wake.models {
+        for (section, models) in [("wake", configuration.wake.models), ("wyoming", configuration.wyoming.models)] {
+            guard let line = lines.line(of: [section, "models"]) else { continue }
+            for name in models {
                 do throws(ModelFileError) {
-                    _ = try ModelStore.resolve(name)
+                    _ = try ModelStore.load(named: name)
                 } catch {
-                    missing.append(.invalidValue(file: file, line: line, key: "wake.models", value: "\"\(name)\"",
+                    missing.append(.invalidValue(file: file, line: line, key: "\(section).models", value: "\"\(name)\"",
                                                  expected: "a bundled model name or a .hwks file (\(error))"))
                 }
             }

@@ -1,3 +1,5 @@
+import HotwordWyoming
+
 /// Turns one utterance into text.
 ///
 /// Input is 16 kHz mono audio as Float samples in [-1, 1] (what `AudioFileReader` and the capture
@@ -36,6 +38,8 @@ public enum SpeechToTextError: Error, CustomStringConvertible, Equatable {
     case httpReplyInvalid(url: String, reason: String, body: String)
     /// The utterance could not be written to the temporary WAV file handed to a program or server.
     case audioNotWritten(path: String, reason: String)
+    /// The Wyoming server could not be reached, timed out, or answered with an error.
+    case wyoming(WyomingClientError)
 
     public var description: String {
         switch self {
@@ -57,6 +61,8 @@ public enum SpeechToTextError: Error, CustomStringConvertible, Equatable {
             "speech to text (http): \(url) answered, but not with a transcript (\(reason)): \(body)"
         case .audioNotWritten(let path, let reason):
             "speech to text: could not write the utterance to \(path): \(reason)"
+        case .wyoming(let error):
+            "speech to text (wyoming): \(error)"
         }
     }
 }

@@ -6,6 +6,8 @@ public enum SpeechToTextBackend: Sendable, Equatable {
     case command(arguments: [String], timeout: Duration)
     /// An OpenAI-compatible transcription server.
     case http(HTTPRecognizerConfiguration)
+    /// A Wyoming speech-to-text server (wyoming-faster-whisper, …).
+    case wyoming(WyomingServiceConfiguration)
 
     /// The recogniser for these settings; pocketsphinx loads its models here.
     public func makeRecognizer() async throws(SpeechToTextError) -> any SpeechRecognizer {
@@ -13,6 +15,7 @@ public enum SpeechToTextBackend: Sendable, Equatable {
         case .pocketsphinx(let configuration): try await PocketSphinxRecognizer(configuration)
         case .command(let arguments, let timeout): try CommandRecognizer(arguments: arguments, timeout: timeout)
         case .http(let configuration): HTTPRecognizer(configuration)
+        case .wyoming(let configuration): WyomingRecognizer(configuration)
         }
     }
 }

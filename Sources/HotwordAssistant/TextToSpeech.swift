@@ -1,3 +1,5 @@
+import HotwordWyoming
+
 /// Speech audio made by a synthesiser: mono Float samples in [-1, 1] at the engine's own rate.
 public struct SynthesizedAudio: Sendable, Equatable {
     public var samples: [Float]
@@ -34,6 +36,10 @@ public enum TextToSpeechError: Error, CustomStringConvertible, Equatable {
     case command(CommandError)
     /// The command backend's program ran but left no readable audio (`source`: its output file or stdout).
     case commandAudioUnreadable(program: String, source: String, reason: String)
+    /// The Wyoming server could not be reached, timed out, or answered with an error.
+    case wyoming(WyomingClientError)
+    /// The Wyoming server's audio cannot be played: no audio, or not PCM in a known format.
+    case wyomingAudioInvalid(server: String, reason: String)
 
     public var description: String {
         switch self {
@@ -49,6 +55,10 @@ public enum TextToSpeechError: Error, CustomStringConvertible, Equatable {
             "text to speech (command): \(error)"
         case .commandAudioUnreadable(let program, let source, let reason):
             "text to speech (command): \(program) left no readable audio in \(source): \(reason)"
+        case .wyoming(let error):
+            "text to speech (wyoming): \(error)"
+        case .wyomingAudioInvalid(let server, let reason):
+            "text to speech (wyoming): \(server) sent audio that cannot be played: \(reason)"
         }
     }
 }

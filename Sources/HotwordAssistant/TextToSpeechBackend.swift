@@ -4,6 +4,8 @@ public enum TextToSpeechBackend: Sendable, Equatable {
     case espeak(EspeakConfiguration)
     /// An external program reading the text on stdin (see `CommandSynthesizer`).
     case command(arguments: [String], timeout: Duration)
+    /// A Wyoming text-to-speech server (wyoming-piper, …).
+    case wyoming(WyomingServiceConfiguration)
     /// No speech: answers are only printed.
     case none
 
@@ -12,6 +14,7 @@ public enum TextToSpeechBackend: Sendable, Equatable {
         switch self {
         case .espeak(let configuration): try EspeakSynthesizer(configuration)
         case .command(let arguments, let timeout): try CommandSynthesizer(arguments: arguments, timeout: timeout)
+        case .wyoming(let configuration): WyomingSynthesizer(configuration)
         case .none: nil
         }
     }

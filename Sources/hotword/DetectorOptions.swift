@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HotwordAssistant
 import HotwordCore
 import HotwordModels
 
@@ -55,5 +56,12 @@ struct DetectorOptions: ParsableArguments {
             settings[keyword] = values.count == 1 ? values[0] : values[index]
         }
         return settings
+    }
+
+    /// Puts `--sensitivity` (one value, or one per keyword of `keywords`) over the files' per-keyword settings.
+    func applySensitivity(to configuration: inout AssistantConfiguration, keywords: [String]) throws {
+        for (keyword, sensitivity) in try sensitivities(for: keywords) {
+            configuration.wake.keywords[keyword, default: .init()].sensitivity = sensitivity
+        }
     }
 }

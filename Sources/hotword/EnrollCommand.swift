@@ -85,12 +85,7 @@ struct EnrollCommand: ParsableCommand {
     }
 
     func run() throws {
-        let level: Logger.Level = verbose ? .debug : .warning
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        bootstrapLogging(verbose: verbose, quiet: .warning)
         let folder = EnrollmentFolder(root: dir.map { URL(fileURLWithPath: $0) } ?? EnrollmentFolder.defaultRoot(keyword: keyword))
         do {
             if files.isEmpty {

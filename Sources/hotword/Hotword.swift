@@ -10,6 +10,7 @@ struct Hotword: AsyncParsableCommand {
         subcommands: [
             // listening and asking
             RunCommand.self,
+            ServeCommand.self,
             AskCommand.self,
             ConfigCommand.self,
             // speech: check text-to-speech and speech-to-text setups

@@ -45,10 +45,10 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "The language of questions and answers (ISO 639-1).")
     var language: String?
 
-    @Option(help: ArgumentHelp("Speech to text: pocketsphinx, http or command.", valueName: "BACKEND"))
+    @Option(help: ArgumentHelp("Speech to text: pocketsphinx, http, command or wyoming.", valueName: "BACKEND"))
     var stt: String?
 
-    @Option(help: ArgumentHelp("Text to speech: espeak, command or none.", valueName: "BACKEND"))
+    @Option(help: ArgumentHelp("Text to speech: espeak, command, wyoming or none.", valueName: "BACKEND"))
     var tts: String?
 
     @Flag(help: "Print events as JSON lines (wake, utterance, transcript, answer, error, state).")
@@ -76,16 +76,11 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let level: Logger.Level = verbose ? .debug : .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        bootstrapLogging(verbose: verbose, quiet: .info)
         let logger = Logger(label: "hotword.run")
         let signals = RunSignals()
         let configuration: AssistantConfiguration
-        do { configuration = try settings() } catch { throw Self.configurationFailure("\(error)") }
+        do { configuration = try settings() } catch { throw SettingsFiles.failure("\(error)") }
         let notifier: ServiceNotifier?
         do {
             notifier = try ServiceNotifier.fromEnvironment()
@@ -100,16 +95,16 @@ struct RunCommand: AsyncParsableCommand {
         } catch .capture(let error) {
             // A microphone ALSA knows is waited for: what is left is the configuration's (a name
             // ALSA does not know, a device offering nothing usable).
-            throw Self.configurationFailure(error.suggestsAnotherDevice
+            throw SettingsFiles.failure(error.suggestsAnotherDevice
                 ? "\(error) and choose one with --device NAME or capture_device in [audio] of hotword.toml" : error.description)
         } catch .playback(let error) {
             let message = error.suggestsAnotherDevice
                 ? "\(error) and choose one with --playback-device NAME or playback_device in [audio] of hotword.toml" : error.description
             // A loudspeaker ALSA knows but cannot open now (busy, unplugged) may be there at the next start.
             if case .cannotOpen(let name, _, _, _) = error, AudioDevices.isKnown(name) { throw CommandFailure(message) }
-            throw Self.configurationFailure(message)
+            throw SettingsFiles.failure(message)
         } catch {
-            throw Self.configurationFailure(error.description)
+            throw SettingsFiles.failure(error.description)
         }
         guard !signals.isStopRequested else { return }
         signals.onStop { assistant.stop() }
@@ -135,32 +130,16 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    /// Prints `message` as other errors are printed and ends with status 78 (EX_CONFIG, as
-    /// `hotword config check`): a service manager does not restart what cannot work.
-    private static func configurationFailure(_ message: String) -> ExitCode {
-        FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
-        return ExitCode(ConfigCheckCommand.configurationErrorStatus)
-    }
-
     /// The configuration files, then the options given on the command line.
     private func settings() throws -> AssistantConfiguration {
-        var configuration: AssistantConfiguration
-        do {
-            configuration = try ConfigurationLoader.load(config.map { [$0] } ?? ConfigurationFiles.existing(),
-                                                         onto: AssistantConfiguration(clientVersion: HotwordVersion.current))
-        } catch {
-            throw CommandFailure("\(error.errors.count == 1 ? "" : "\(error.errors.count) problems in the configuration:\n")\(error)")
-        }
+        var configuration = try SettingsFiles.load(only: config)
         if let device { configuration.audio.captureDevice = device }
         if let playbackDevice { configuration.audio.playbackDevice = playbackDevice }
         if !detector.givenModels.isEmpty { configuration.wake.models = detector.givenModels }
         if let gain = detector.gain { configuration.audio.gain = gain }
         if detector.sensitivity != nil {
             // One value, or one per keyword of the chosen models: those override the files.
-            let keywords = try detector.loadModels().flatMap(\.keywords)
-            for (keyword, sensitivity) in try detector.sensitivities(for: keywords) {
-                configuration.wake.keywords[keyword, default: .init()].sensitivity = sensitivity
-            }
+            try detector.applySensitivity(to: &configuration, keywords: try detector.loadModels().flatMap(\.keywords))
         }
         if let server { configuration.susi.server = URL(string: server)! }
         if let language { configuration.susi.language = language }

@@ -1,14 +1,15 @@
 import ArgumentParser
 import Foundation
 import HotwordAssistant
+import HotwordWyoming
 
 /// Chooses and configures the speech-to-text backend from the command line.
 struct SpeechToTextOptions: ParsableArguments {
     enum Backend: String, ExpressibleByArgument, CaseIterable {
-        case pocketsphinx, http, command
+        case pocketsphinx, http, command, wyoming
     }
 
-    @Option(help: "The speech-to-text engine: pocketsphinx (embedded), http (an OpenAI-compatible server) or command (a program).")
+    @Option(help: "The speech-to-text engine: pocketsphinx (embedded), http (an OpenAI-compatible server), command (a program) or wyoming (a Wyoming server).")
     var backend: Backend = .pocketsphinx
 
     @Option(help: ArgumentHelp("pocketsphinx: the acoustic model folder.", valueName: "FOLDER"))
@@ -29,7 +30,10 @@ struct SpeechToTextOptions: ParsableArguments {
     @Option(help: ArgumentHelp("http: the model name sent to the server.", valueName: "NAME"))
     var httpModel: String = "whisper-1"
 
-    @Option(help: ArgumentHelp("http: the spoken language (ISO 639-1); the server detects it otherwise.", valueName: "CODE"))
+    @Option(help: ArgumentHelp("wyoming: the server, e.g. tcp://127.0.0.1:10300 (wyoming-faster-whisper).", valueName: "URI"))
+    var wyoming: String = "tcp://127.0.0.1:10300"
+
+    @Option(help: ArgumentHelp("http and wyoming: the spoken language (ISO 639-1); the server detects it otherwise.", valueName: "CODE"))
     var language: String?
 
     @Option(help: ArgumentHelp("http: sent as 'Authorization: Bearer KEY'.", valueName: "KEY"))
@@ -40,7 +44,7 @@ struct SpeechToTextOptions: ParsableArguments {
         valueName: "COMMAND"))
     var command: String?
 
-    @Option(help: ArgumentHelp("http and command: seconds one utterance may take.", valueName: "SECONDS"))
+    @Option(help: ArgumentHelp("http, command and wyoming: seconds one utterance may take.", valueName: "SECONDS"))
     var timeout: Double = 60
 
     func validate() throws {
@@ -56,6 +60,8 @@ struct SpeechToTextOptions: ParsableArguments {
             guard let command, !CommandLineWords.split(command).isEmpty else {
                 throw ValidationError("--backend command needs --command, e.g. --command 'whisper-cli -m model.bin -nt -f {wav}'.")
             }
+        case .wyoming:
+            do { _ = try WyomingEndpoint(parsing: wyoming) } catch { throw ValidationError("--wyoming: \(error)") }
         }
     }
 
@@ -69,6 +75,8 @@ struct SpeechToTextOptions: ParsableArguments {
                                               apiKey: apiKey, timeout: .seconds(timeout)))
         case .command:
             .command(arguments: CommandLineWords.split(command ?? ""), timeout: .seconds(timeout))
+        case .wyoming:
+            .wyoming(WyomingServiceConfiguration(endpoint: try! WyomingEndpoint(parsing: wyoming), language: language, timeout: .seconds(timeout)))
         }
     }
 }

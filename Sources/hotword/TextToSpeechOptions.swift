@@ -1,13 +1,14 @@
 import ArgumentParser
 import HotwordAssistant
+import HotwordWyoming
 
 /// Chooses and configures the text-to-speech backend from the command line.
 struct TextToSpeechOptions: ParsableArguments {
     enum Backend: String, ExpressibleByArgument, CaseIterable {
-        case espeak, command
+        case espeak, command, wyoming
     }
 
-    @Option(help: "The text-to-speech engine: espeak (embedded espeak-ng) or command (a program).")
+    @Option(help: "The text-to-speech engine: espeak (embedded espeak-ng), command (a program) or wyoming (a Wyoming server).")
     var backend: Backend = .espeak
 
     @Option(help: "espeak: the voice, optionally with a variant (en-us, de, en-us+klatt4; see `espeak-ng --voices`).")
@@ -24,7 +25,13 @@ struct TextToSpeechOptions: ParsableArguments {
         valueName: "COMMAND"))
     var command: String?
 
-    @Option(help: ArgumentHelp("command: seconds the program may take.", valueName: "SECONDS"))
+    @Option(help: ArgumentHelp("wyoming: the server, e.g. tcp://127.0.0.1:10200 (wyoming-piper).", valueName: "URI"))
+    var wyoming: String = "tcp://127.0.0.1:10200"
+
+    @Option(help: ArgumentHelp("wyoming: the voice to ask for (the server's default otherwise).", valueName: "NAME"))
+    var wyomingVoice: String?
+
+    @Option(help: ArgumentHelp("command and wyoming: seconds one text may take.", valueName: "SECONDS"))
     var timeout: Double = 60
 
     func validate() throws {
@@ -32,12 +39,16 @@ struct TextToSpeechOptions: ParsableArguments {
         if backend == .command, CommandLineWords.split(command ?? "").isEmpty {
             throw ValidationError("--backend command needs --command, e.g. --command 'piper --model voice.onnx --output_file {wav}'.")
         }
+        if backend == .wyoming {
+            do { _ = try WyomingEndpoint(parsing: wyoming) } catch { throw ValidationError("--wyoming: \(error)") }
+        }
     }
 
     var settings: TextToSpeechBackend {
         switch backend {
         case .espeak: .espeak(EspeakConfiguration(voice: voice, rate: rate, pitch: pitch))
         case .command: .command(arguments: CommandLineWords.split(command ?? ""), timeout: .seconds(timeout))
+        case .wyoming: .wyoming(WyomingServiceConfiguration(endpoint: try! WyomingEndpoint(parsing: wyoming), name: wyomingVoice, timeout: .seconds(timeout)))
         }
     }
 }

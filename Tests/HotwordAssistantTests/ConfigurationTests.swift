@@ -227,7 +227,7 @@ struct ConfigurationTests {
             .invalidValue(file: "hotword.toml", line: 7, key: "wake.sensitivity", value: "1.5", expected: "a number from 0 to 1"),
             .invalidValue(file: "hotword.toml", line: 8, key: "wake.barge_in", value: "\"yes\"", expected: "true or false"),
             .invalidValue(file: "hotword.toml", line: 11, key: "stt.backend", value: "\"whisper\"",
-                          expected: "one of \"pocketsphinx\", \"http\", \"command\""),
+                          expected: "one of \"pocketsphinx\", \"http\", \"command\", \"wyoming\""),
             .invalidValue(file: "hotword.toml", line: 14, key: "susi.server", value: "\"ftp://example.org\"", expected: "an http:// or https:// URL"),
             .invalidValue(file: "hotword.toml", line: 15, key: "susi.timezone_offset", value: "12.5",
                           expected: "a whole number from -840 to 840 minutes (UTC+2 is -120)"),
@@ -254,6 +254,43 @@ struct ConfigurationTests {
                           expected: "the program and its arguments, one containing {wav} (needed by backend = \"command\")"),
             .invalidValue(file: "hotword.toml", line: 7, key: "susi.login", value: "\"\"", expected: "a password too, since the other is set"),
         ])
+    }
+
+    @Test func theWyomingSectionSetsTheServerAndReportsBadValuesWithTheirLine() throws {
+        let (configuration, errors) = load("""
+            [wyoming]
+            uri = "unix:///run/hotword-wyoming/wyoming.sock"
+            models = ["computer", "/opt/models/kitchen.hwks"]
+            idle_timeout_s = 30
+            max_connections = 8
+            zeroconf = false
+            zeroconf_name = "kitchen"
+            """)
+        #expect(errors == [])
+        let wyoming = configuration.wyoming
+        #expect(wyoming.endpoint == .unix(path: "/run/hotword-wyoming/wyoming.sock"))
+        #expect(wyoming.models == ["computer", "/opt/models/kitchen.hwks"])
+        #expect(wyoming.limits.idleTimeout == .seconds(30) && wyoming.limits.maximumConnections == 8)
+        #expect(!wyoming.zeroconf && wyoming.zeroconfName == "kitchen")
+        #expect(Self.defaults.wyoming.endpoint == .tcp(host: "0.0.0.0", port: 10_400))
+
+        let (_, bad) = load("[wyoming]\nuri = \"0.0.0.0:10400\"\nmax_connections = 0\nzeroconf_nam = \"x\"\n")
+        #expect(bad == [
+            .invalidValue(file: "hotword.toml", line: 2, key: "wyoming.uri", value: "\"0.0.0.0:10400\"",
+                          expected: "tcp://HOST:PORT or unix:///PATH, e.g. \"tcp://0.0.0.0:10400\""),
+            .invalidValue(file: "hotword.toml", line: 3, key: "wyoming.max_connections", value: "0",
+                          expected: "a whole number from 1 to 10000 connections"),
+            .unknownKey(file: "hotword.toml", line: 4, key: "wyoming.zeroconf_nam", suggestion: "zeroconf_name"),
+        ])
+    }
+
+    @Test func configCheckFindsAWyomingModelThatIsNotThere() throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("hotword.toml").path
+        try "[wyoming]\nmodels = [\"/nowhere/kitchen.hwks\"]\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let problems = ConfigurationLoader.check(file: file)
+        #expect(problems.count == 1 && problems.first?.line == 2 && "\(problems)".contains("wyoming.models"), "\(problems)")
     }
 
     @Test func syntaxErrorsNameTheLine() {

@@ -329,9 +329,9 @@ struct ServiceFileTests {
     static func verify(_ unit: URL, user: Bool) async throws -> HotwordBinary.Result {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let copy = folder.appendingPathComponent("hotword.service")
+        let copy = folder.appendingPathComponent(unit.lastPathComponent)
         let text = try String(contentsOf: unit, encoding: .utf8)
-        #expect(text.contains("ExecStart=/usr/local/bin/hotword run\n"))
+        #expect(text.contains("ExecStart=/usr/local/bin/hotword run\n") || text.contains("ExecStart=/usr/local/bin/hotword serve\n"))
         try Data(text.replacingOccurrences(of: "/usr/local/bin/hotword", with: HotwordBinary.url.path).utf8).write(to: copy)
         // A user manager needs a runtime directory even to verify.
         let arguments = user ? ["--user", "verify", copy.path] : ["verify", copy.path]
@@ -339,7 +339,7 @@ struct ServiceFileTests {
                                            executable: URL(fileURLWithPath: "/usr/bin/env"))
     }
 
-    @Test(arguments: [("systemd/hotword.service", false), ("systemd/user/hotword.service", true)])
+    @Test(arguments: [("systemd/hotword.service", false), ("systemd/user/hotword.service", true), ("systemd/hotword-wyoming.service", false)])
     func theUnitVerifiesWithoutAWarning(path: String, user: Bool) async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.systemdAnalyze.path),
                      "systemd-analyze is missing: scripts/deps.sh installs the package systemd")
@@ -375,6 +375,21 @@ struct ServiceFileTests {
         }
         #expect(user.contains("\nWantedBy=default.target\n"))
         #expect(!system.contains("Requires=network"), "no network needed to start")
+    }
+
+    @Test func theWyomingUnitIsHardenedAsTheAssistantsAndReachesTheNetwork() throws {
+        let root = TestPaths.projectRoot.appendingPathComponent("systemd")
+        let assistant = try String(contentsOf: root.appendingPathComponent("hotword.service"), encoding: .utf8)
+        let wyoming = try String(contentsOf: root.appendingPathComponent("hotword-wyoming.service"), encoding: .utf8)
+        #expect(wyoming.contains("\nExecStart=/usr/local/bin/hotword serve\n") && wyoming.contains("\nType=notify\n"))
+        // Every hardening line of the assistant's unit, except those for its sound devices.
+        let hardening = assistant.split(separator: "\n").drop { !$0.hasPrefix("NoNewPrivileges") }.prefix { !$0.isEmpty }
+        #expect(hardening.count > 20)
+        for line in hardening where !line.hasPrefix("DeviceAllow=char-alsa") {
+            #expect(wyoming.contains("\n\(line)\n"), "\(line)")
+        }
+        #expect(wyoming.contains("\nRestrictAddressFamilies=AF_UNIX AF_INET AF_INET6\n"))
+        #expect(!wyoming.contains("DeviceAllow") && !wyoming.contains("SupplementaryGroups=audio"), "no sound devices")
     }
 
     @Test func theInstallScriptIsValidBashAndExplainsItself() async throws {
@@ -414,6 +429,7 @@ struct ServiceFileTests {
         #expect(Set(files) == Set([
             "usr/bin/hotword", "usr/share/hotword/hotword.example.toml", "usr/share/doc/hotword/README.md",
             "etc/hotword/hotword.toml", "usr/lib/systemd/system/hotword.service", "usr/lib/systemd/user/hotword.service",
+            "usr/lib/systemd/system/hotword-wyoming.service",
         ] + models.map { "usr/share/hotword/models/\($0)" }))
         func attributes(_ path: String) throws -> [FileAttributeKey: Any] {
             try FileManager.default.attributesOfItem(atPath: stage.appendingPathComponent(path).path)
@@ -421,9 +437,10 @@ struct ServiceFileTests {
         #expect(try attributes("usr/bin/hotword")[.posixPermissions] as? Int == 0o755)
         #expect(try attributes("etc/hotword/hotword.toml")[.posixPermissions] as? Int == 0o640)
         #expect(try Data(contentsOf: stage.appendingPathComponent("usr/bin/hotword")) == Data(contentsOf: HotwordBinary.url))
-        for unit in ["usr/lib/systemd/system/hotword.service", "usr/lib/systemd/user/hotword.service"] {
+        for (unit, command) in [("usr/lib/systemd/system/hotword.service", "run"), ("usr/lib/systemd/user/hotword.service", "run"),
+                                ("usr/lib/systemd/system/hotword-wyoming.service", "serve")] {
             let text = try String(contentsOf: stage.appendingPathComponent(unit), encoding: .utf8)
-            #expect(text.contains("\nExecStart=/usr/bin/hotword run\n"), "\(unit)")
+            #expect(text.contains("\nExecStart=/usr/bin/hotword \(command)\n"), "\(unit)")
             #expect(!text.contains("/usr/local"), "\(unit)")
         }
 

@@ -1,0 +1,193 @@
+import Foundation
+import HotwordAudio
+import HotwordTestSupport
+import Testing
+
+/// `hotword serve` driven by a client no one here wrote: the reference implementation (PyPI
+/// `wyoming` 1.10.2, scripts/python-deps.sh) through Tests/WyomingClient/wyoming_client.py.
+@Suite final class ServeCommandTests {
+    static let keywords = TestPaths.sharedData.appendingPathComponent("keywords")
+    // Clips the shipped models detect (`hotword detect`): "computer" spoken 1.3–1.9 s, "jarvis" at about 1.9 s.
+    static let computerClip = keywords.appendingPathComponent("computer/04685ec1-bfbf-4c53-a852-60274a74d80e.flac")
+    static let jarvisClip = keywords.appendingPathComponent("jarvis/00aba123-ae3a-4e0a-8603-9f7277b7d41f.flac")
+    static let speechClip = TestPaths.sharedData.appendingPathComponent("speech/speechocean762/SPEAKER0044_000440005.flac")
+    static let clientScript = TestPaths.projectRoot.appendingPathComponent("Tests/WyomingClient/wyoming_client.py")
+
+    let folder: URL
+
+    init() throws {
+        folder = try TestPaths.temporaryDirectory("serve-cli")
+    }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
+
+    /// `hotword serve` on 127.0.0.1 and a port the system chose, with no configuration file.
+    private func serve(_ arguments: [String] = ["--model", "computer", "--model", "jarvis"],
+                       at endpoint: String = "tcp://127.0.0.1:0", config toml: String = "") async throws -> (RunningHotword, String) {
+        let config = folder.appendingPathComponent("hotword.toml")
+        try Data(toml.utf8).write(to: config)
+        let server = try RunningHotword(["serve", "--wyoming", endpoint, "--no-zeroconf", "--config", config.path] + arguments)
+        let listening = "listening on "
+        #expect(await server.waitForErrorLine(timeout: .seconds(30)) { $0.contains(listening) }, "\(server.errorLines)")
+        let line = try #require(server.errorLines.first { $0.contains(listening) })
+        let uri = String(line[line.range(of: listening)!.upperBound...].split(separator: " ")[0])
+        return (server, uri)
+    }
+
+    /// A recording as a 16-bit WAV the Python client reads.
+    private func wav(_ clip: URL) throws -> String {
+        let url = folder.appendingPathComponent(clip.deletingPathExtension().lastPathComponent + ".wav")
+        try AudioFileWriter.writeWAV(AudioFileReader.read(clip).samples, to: url, sampleRate: 16_000)
+        return url.path
+    }
+
+    /// The reference client's events, one JSON object per line.
+    private static func client(_ uri: String, _ arguments: [String]) async throws -> [[String: Any]] {
+        let result = try await HotwordBinary.run(["python3", Self.clientScript.path, uri] + arguments,
+                                                 executable: URL(fileURLWithPath: "/usr/bin/env"), timeout: .seconds(60))
+        #expect(result.status == 0, "client \(arguments): \(result.stderr)")
+        return result.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
+    private func types(_ events: [[String: Any]]) -> [String] { events.compactMap { $0["type"] as? String } }
+
+    private func detections(_ events: [[String: Any]]) -> [(name: String, timestamp: Int)] {
+        events.filter { $0["type"] as? String == "detection" }.compactMap { event in
+            let data = event["data"] as? [String: Any]
+            return (data?["name"] as? String ?? "", data?["timestamp"] as? Int ?? -1)
+        }
+    }
+
+    /// Where speech is in a clip, in ms: the first and last 10 ms frame 20 dB over the quietest.
+    private func spokenSpan(_ clip: URL) throws -> ClosedRange<Int> {
+        let samples = try AudioFileReader.read(clip).samples
+        let levels = stride(from: 0, to: samples.count - 160, by: 160).map { start in
+            (samples[start..<start + 160].map { $0 * $0 }.reduce(0, +) / 160).squareRoot()
+        }
+        let floor = max(levels.min() ?? 0, 1e-5)
+        let loud = levels.indices.filter { levels[$0] > 10 * floor }
+        return (loud.first ?? 0) * 10...((loud.last ?? 0) + 1) * 10
+    }
+
+    @Test func describeAnswersAnInfoTheReferenceParses() async throws {
+        let (server, uri) = try await serve()
+        let events = try await Self.client(uri, ["describe"])
+        #expect(types(events) == ["info"])
+        let wake = ((events.first?["data"] as? [String: Any])?["wake"] as? [[String: Any]])?.first
+        let models = (wake?["models"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+        #expect(wake?["name"] as? String == "hotword" && models == ["computer", "jarvis"])
+        _ = await server.stop()
+    }
+
+    /// In the client's format, converted by the reference's own AudioChunkConverter.
+    @Test(arguments: [[], ["--rate", "44100", "--channels", "2"], ["--rate", "48000", "--width", "4"]])
+    func aKeywordIsDetectedWithItsNameAndATimeInsideTheKeyword(format: [String]) async throws {
+        let (server, uri) = try await serve()
+        let start = 90_000  // the client's stream clock, ms
+        let events = try await Self.client(uri, ["detect", try wav(Self.computerClip), "--start-ms", "\(start)"] + format)
+        let found = detections(events)
+        #expect(found.map(\.name) == ["computer"], "\(events)")
+        #expect(!types(events).contains("not-detected"))
+        let spoken = try spokenSpan(Self.computerClip)
+        // The detector fires as the keyword ends: after its start, at most 250 ms after its end.
+        let time = (found.first?.timestamp ?? 0) - start
+        #expect(time > spoken.lowerBound && time <= spoken.upperBound + 250, "detection at \(time) ms, keyword at \(spoken) ms")
+        _ = await server.stop()
+    }
+
+    @Test func speechWithoutTheKeywordIsNotDetected() async throws {
+        let (server, uri) = try await serve(["--model", "computer", "--model", "jarvis", "--model", "alexa", "--model", "hey_susi"])
+        let events = try await Self.client(uri, ["detect", try wav(Self.speechClip)])
+        #expect(types(events) == ["not-detected", "pong"])
+        _ = await server.stop()
+    }
+
+    @Test func twoClientsAtOnceEachWithItsOwnModel() async throws {
+        let (server, uri) = try await serve()
+        let computer = try wav(Self.computerClip), jarvis = try wav(Self.jarvisClip)
+        let began = ContinuousClock.now
+        // Real time, so the two streams overlap for their whole length (about 3 s each).
+        async let first = Self.client(uri, ["detect", computer, "--names", "computer", "--pace", "1"])
+        async let second = Self.client(uri, ["detect", jarvis, "--names", "jarvis", "--pace", "1"])
+        let (a, b) = try await (first, second)
+        let elapsed = ContinuousClock.now - began
+        #expect(detections(a).map(\.name) == ["computer"], "\(a)")
+        #expect(detections(b).map(\.name) == ["jarvis"], "\(b)")
+        #expect(elapsed < .seconds(5.5), "served side by side, not one after the other: \(elapsed)")
+        // And a client listening only for jarvis does not hear "computer".
+        #expect(types(try await Self.client(uri, ["detect", computer, "--names", "jarvis"])) == ["not-detected", "pong"])
+        _ = await server.stop()
+    }
+
+    @Test func aClientLeavingMidStreamDoesNotDisturbTheOthers() async throws {
+        let (server, uri) = try await serve()
+        let computer = try wav(Self.computerClip)
+        async let steady = Self.client(uri, ["detect", computer, "--pace", "1"])
+        async let leaving = Self.client(uri, ["detect", computer, "--pace", "1", "--stop-after-ms", "800"])
+        let (kept, left) = try await (steady, leaving)
+        #expect(types(left) == ["disconnected"])
+        #expect(detections(kept).map(\.name) == ["computer"], "\(kept)")
+        #expect(server.isRunning)
+        #expect(types(try await Self.client(uri, ["describe"])) == ["info"])
+        _ = await server.stop()
+    }
+
+    @Test func malformedInputClosesThatConnectionOnlyAndIsLogged() async throws {
+        let (server, uri) = try await serve()
+        let computer = try wav(Self.computerClip)
+        async let steady = Self.client(uri, ["detect", computer, "--pace", "1"])
+        let cases: [(bytes: String, logged: String)] = [
+            ("garbage\\n", "header line is not a JSON object"),
+            ("{\"type\": \"audio-chunk\", \"payload_length\": -5}\\n", "payload_length"),
+            ("{\"data\": {}}\\n", "no \"type\""),
+            // JSON nested far deeper than any decoder goes.
+            ("{\"type\": \"x\", \"data\": {\"a\": " + String(repeating: "[", count: 20_000) + "}}\\n", "header line is not a JSON object"),
+            // The stream ends 90 bytes short of the payload it announced.
+            ("{\"type\": \"audio-chunk\", \"data\": {\"rate\": 16000, \"width\": 2, \"channels\": 1}, \"payload_length\": 100}\\n0123456789",
+             "payload length mismatch"),
+            // Whole events, but the payload is not whole frames of the stated format.
+            ("{\"type\": \"audio-chunk\", \"data\": {\"rate\": 16000, \"width\": 2, \"channels\": 2}, \"payload_length\": 6}\\n012345",
+             "not a whole number of 4-byte frames"),
+        ]
+        for (bytes, logged) in cases {
+            let events = try await Self.client(uri, ["raw", bytes])
+            #expect(types(events) == ["error", "closed"], "\(bytes): \(events)")
+            #expect(await server.waitForErrorLine(timeout: .seconds(5)) { $0.contains("closed: ") && $0.contains(logged) }, "\(logged)")
+        }
+        #expect(detections(try await steady).map(\.name) == ["computer"], "the stream alongside was not disturbed")
+        #expect(types(try await Self.client(uri, ["describe"])) == ["info"])
+        #expect(server.isRunning)
+        _ = await server.stop()
+    }
+
+    @Test func anIdleConnectionIsClosedAndLogged() async throws {
+        let (server, uri) = try await serve(["--model", "computer"], config: "[wyoming]\nidle_timeout_s = 1\n")
+        let began = ContinuousClock.now
+        #expect(types(try await Self.client(uri, ["raw", "", "--keep-open"])) == ["closed"])
+        #expect(ContinuousClock.now - began < .seconds(6))
+        #expect(await server.waitForErrorLine(timeout: .seconds(5)) { $0.contains("without data") })
+        _ = await server.stop()
+    }
+
+    @Test func aUnixSocketServesToo() async throws {
+        let socket = folder.appendingPathComponent("wyoming.sock").path
+        let (server, uri) = try await serve(["--model", "computer"], at: "unix://\(socket)")
+        #expect(uri == "unix://\(socket)")
+        let events = try await Self.client(uri, ["detect", try wav(Self.computerClip)])
+        #expect(detections(events).map(\.name) == ["computer"])
+        let stopped = await server.stop(signal: SIGTERM)
+        #expect(stopped.status == 0)
+        #expect(!FileManager.default.fileExists(atPath: socket), "the socket file is removed at the end")
+    }
+
+    @Test func aWrongAddressOrModelIsAConfigurationError() async throws {
+        let wrongAddress = try await HotwordBinary.run(["serve", "--wyoming", "http://x:1"])
+        #expect(wrongAddress.status == 64 && wrongAddress.stderr.contains("tcp://HOST:PORT"), "\(wrongAddress.stderr)")
+        let config = folder.appendingPathComponent("bad.toml")
+        try Data("[wyoming]\nmodels = [\"no_such_model\"]\n".utf8).write(to: config)
+        let wrongModel = try await HotwordBinary.run(["serve", "--config", config.path, "--no-zeroconf"])
+        #expect(wrongModel.status == 78 && wrongModel.stderr.contains("no_such_model"), "\(wrongModel.stderr)")
+    }
+}
