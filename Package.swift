@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordAudio", "HotwordWyoming", "HotwordTestSupport", logging]),
         .testTarget(name: "HotwordWyomingTests", dependencies: ["HotwordWyoming", "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"]),
-        .testTarget(name: "hotwordCLITests", dependencies: ["hotword", "HotwordAudio", "HotwordModels", "HotwordTestSupport"]),
+        .testTarget(name: "hotwordCLITests", dependencies: ["hotword", "HotwordCore", "HotwordAudio", "HotwordModels", "HotwordTestSupport"]),
         // The soak test (scripts/soak.sh): hours of audio through `hotword run`. Not shipped.
         .executableTarget(name: "hotword-soak", dependencies: [
             "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTraining", "HotwordAssistant", "HotwordTestSupport",
