@@ -10,6 +10,8 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
 }
 
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+/// Declared by every target that imports it (not reached through another module's dependency).
+let atomics = Target.Dependency.product(name: "Atomics", package: "swift-atomics")
 
 let package = Package(
     name: "hotword",
@@ -46,8 +48,7 @@ let package = Package(
         .target(name: "HotwordModels", dependencies: ["HotwordCore"]),
         // Audio in and out: files, resampling, ring buffer, ALSA.
         .target(name: "HotwordAudio", dependencies: [
-            "CALSA", "CSndFile", "CSampleRate",
-            .product(name: "Atomics", package: "swift-atomics"), logging,
+            "CALSA", "CSndFile", "CSampleRate", atomics, logging,
         ]),
         // Data synthesis, augmentation, training, evaluation and tuning.
         .target(name: "HotwordTraining", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "CBLAS", logging]),
@@ -56,7 +57,8 @@ let package = Package(
         .target(name: "HotwordWyoming", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", logging]),
         // The voice assistant: listen loop, speech to text, SUSI client, text to speech, configuration.
         .target(name: "HotwordAssistant", dependencies: [
-            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "CCurl", "CPocketSphinx", "CEspeakNG", "CMalloc", logging,
+            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "CCurl", "CPocketSphinx", "CEspeakNG", "CMalloc",
+            atomics, logging,
         ]),
         // The command-line tool: thin commands over the modules above.
         .executableTarget(name: "hotword", dependencies: [
@@ -69,14 +71,14 @@ let package = Package(
         .testTarget(name: "HotwordCoreTests", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAudioTests", dependencies: ["HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordTestSupport"]),
-        .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordAudio", "HotwordWyoming", "HotwordTestSupport", logging]),
+        .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordAudio", "HotwordWyoming", "HotwordTestSupport",
+                                                           atomics, logging]),
         .testTarget(name: "HotwordWyomingTests", dependencies: ["HotwordWyoming", "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"]),
-        .testTarget(name: "hotwordCLITests", dependencies: ["hotword", "HotwordAudio", "HotwordModels", "HotwordTestSupport"]),
+        .testTarget(name: "hotwordCLITests", dependencies: ["hotword", "HotwordCore", "HotwordAudio", "HotwordModels", "HotwordTestSupport"]),
         // The soak test (scripts/soak.sh): hours of audio through `hotword run`. Not shipped.
         .executableTarget(name: "hotword-soak", dependencies: [
             "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTraining", "HotwordAssistant", "HotwordTestSupport",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Atomics", package: "swift-atomics"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"), atomics,
         ], path: "Tests/HotwordSoak"),
     ]
 )

@@ -238,6 +238,9 @@ actor Conversation {
         do {
             text = try await parts.recognizer.transcribe(utterance.samples)
         } catch {
+            // A wake word (or stop) meanwhile cancelled the question, and the recogniser failed
+            // because of that: nothing went wrong, and the new question must not get an apology.
+            guard isCurrent(id) else { return }
             emit(.error(stage: .transcribe, message: error.description))
             await reply("Sorry, I could not make out what you said.", epoch: epoch)
             return

@@ -64,7 +64,7 @@ public enum AssistantEvent: Sendable, Equatable {
         case .error(let stage, let message):
             fields = [("event", .string("error")), ("stage", .string(stage.rawValue)), ("message", .string(message))]
         }
-        return "{" + fields.map { "\(Self.quoted($0.0)):\(Self.encode($0.1))" }.joined(separator: ",") + "}"
+        return "{" + fields.map { "\(JSONText.quoted($0.0)):\(Self.encode($0.1))" }.joined(separator: ",") + "}"
     }
 
     /// The event as the text mode shows it on standard output, or nil for events it leaves to the log.
@@ -87,25 +87,8 @@ public enum AssistantEvent: Sendable, Equatable {
 
     private static func encode(_ value: JSONScalar) -> String {
         switch value {
-        case .string(let text): quoted(text)
+        case .string(let text): JSONText.quoted(text)
         case .number(let number): number.isFinite ? "\(number)" : "null"
         }
-    }
-
-    /// A JSON string literal.
-    private static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
     }
 }

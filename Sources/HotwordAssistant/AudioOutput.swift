@@ -112,15 +112,24 @@ final class AudioOutput: @unchecked Sendable {  // @unchecked: `queue`, `epoch`,
         while let sound = nextSound() {
             // A stop requested before this sound was queued must not cut it: let it happen first.
             stopper.sync {}
+            // An interrupt() after nextSound() returned must still silence this sound. One that
+            // moved the epoch before the check below is seen by the check; one after it stops the
+            // device after `stops` was read, which `play`/`drain` count even if the stop lands
+            // before they start.
+            let stops = device.stopGeneration
+            guard isCurrent(sound) else {
+                sound.finished(.interrupted)
+                continue
+            }
             let token = ownOutput.begin(sound.kind)
             var outcome: PlaybackOutcome
             do {
-                outcome = try device.play(sound.samples, sampleRate: sound.sampleRate)
+                outcome = try device.play(sound.samples, sampleRate: sound.sampleRate, unlessStoppedSince: stops)
             } catch {
                 logger.error("\(error)")
                 outcome = .interrupted
             }
-            if outcome == .completed { outcome = device.drain() }
+            if outcome == .completed { outcome = device.drain(unlessStoppedSince: stops) }
             ownOutput.end(token)
             sound.finished(outcome)
         }
@@ -138,5 +147,9 @@ final class AudioOutput: @unchecked Sendable {  // @unchecked: `queue`, `epoch`,
             if sound.epoch == epoch { return sound }
             sound.finished(.interrupted)
         }
+    }
+
+    private func isCurrent(_ sound: Sound) -> Bool {
+        condition.withLock { sound.epoch == epoch && !closed }
     }
 }

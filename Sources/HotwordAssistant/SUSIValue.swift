@@ -86,19 +86,7 @@ public enum SUSIValue: Sendable, Equatable {
 
     private var jsonText: String {
         guard case .string(let text) = self else { return self == .null ? "null" : text }
-        var quoted = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": quoted += "\\\""
-            case "\\": quoted += "\\\\"
-            case "\n": quoted += "\\n"
-            case "\r": quoted += "\\r"
-            case "\t": quoted += "\\t"
-            case _ where scalar.value < 0x20: quoted += String(format: "\\u%04x", scalar.value)
-            default: quoted.unicodeScalars.append(scalar)
-            }
-        }
-        return quoted + "\""
+        return JSONText.quoted(text)
     }
 
     private static func format(_ number: Double) -> String {

@@ -56,7 +56,7 @@ enum TOMLValue: Equatable, Sendable {
     /// The value as it could be written in TOML (tables abbreviated).
     var tomlText: String {
         switch self {
-        case .string(let text): "\"" + Self.escaped(text) + "\""
+        case .string(let text): JSONText.quoted(text)
         case .integer(let number): String(number)
         case .float(let number):
             number.isNaN ? "nan" : number.isInfinite ? (number < 0 ? "-inf" : "inf") : String(number)
@@ -65,24 +65,6 @@ enum TOMLValue: Equatable, Sendable {
         case .array(let values): "[" + values.map(\.tomlText).joined(separator: ", ") + "]"
         case .table: "{…}"
         }
-    }
-
-    private static func escaped(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\r": result += "\\r"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                result += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-                    + String(scalar.value, radix: 16, uppercase: true)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
     }
 }
 

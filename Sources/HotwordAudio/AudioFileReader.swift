@@ -40,61 +40,96 @@ public enum AudioFileReader {
     /// Decodes the whole file to mono at `sampleRate`. A valid file with no frames gives no samples.
     public static func read(_ url: URL, sampleRate: Int = defaultSampleRate,
                             quality: Resampler.Quality = .medium) throws(AudioFileError) -> DecodedAudio {
-        let file = try SoundFile(url)
-        let info = file.info
-        let resampler: Resampler?
+        let stream = try AudioFileStream(url, sampleRate: sampleRate, quality: quality)
+        var samples: [Float] = []
+        // The header's length is only a hint (a corrupt one could claim days), so the up-front
+        // reservation is capped; longer files simply grow the array.
+        let expected = Double(stream.info.frames) * Double(sampleRate) / Double(stream.info.sampleRate)
+        samples.reserveCapacity(Int(min(expected, Double(sampleRate) * 600)) + 64)
+        var block: [Float] = []
+        while try stream.read(into: &block) { samples.append(contentsOf: block) }
+        return DecodedAudio(samples: samples, sampleRate: sampleRate, source: stream.info)
+    }
+
+    /// Mean of the channels: keeps the level of a signal present in every channel, unlike a sum.
+    fileprivate static func downmix(_ interleaved: [Float], channels: Int, frames: Int, into mono: inout [Float]) {
+        let scale = 1 / Float(channels)
+        for frame in 0..<frames {
+            var sum: Float = 0
+            for channel in 0..<channels { sum += interleaved[frame * channels + channel] }
+            mono[frame] = sum * scale
+        }
+    }
+}
+
+/// A file decoded block by block into the mono Float32 of `AudioFileReader.read`, the same
+/// samples in the same order, so that memory stays the same for a file of any length.
+public final class AudioFileStream {
+    /// What the file holds, as stored.
+    public let info: AudioFileInfo
+    /// The rate of the samples read.
+    public let sampleRate: Int
+    /// Frames decoded per `read`: small enough to keep memory flat, large enough to be cheap.
+    private static let blockFrames = 4_096
+    private let file: SoundFile
+    /// Nil when the file is at `sampleRate` already.
+    private let resampler: Resampler?
+    private var interleaved: [Float]
+    private var mono: [Float]
+    private var ended = false
+
+    /// Opens the file; nothing is decoded yet.
+    public init(_ url: URL, sampleRate: Int = AudioFileReader.defaultSampleRate,
+                quality: Resampler.Quality = .medium) throws(AudioFileError) {
+        file = try SoundFile(url)
+        info = file.info
+        self.sampleRate = sampleRate
         do {
             resampler = info.sampleRate == sampleRate
                 ? nil : try Resampler(from: Double(info.sampleRate), to: Double(sampleRate), quality: quality)
         } catch {
             throw .conversionFailed(path: file.path, error)
         }
-
-        let blockFrames = 4_096
-        var interleaved = [Float](repeating: 0, count: blockFrames * info.channels)
-        var mono = [Float](repeating: 0, count: info.channels == 1 ? 0 : blockFrames)
-        var samples: [Float] = []
-        // The header's length is only a hint (a corrupt one could claim days), so the up-front
-        // reservation is capped; longer files simply grow the array.
-        let expected = Double(info.frames) * Double(sampleRate) / Double(info.sampleRate)
-        samples.reserveCapacity(Int(min(expected, Double(sampleRate) * 600)) + 64)
-        while true {
-            let framesRead = Int(interleaved.withUnsafeMutableBufferPointer {
-                sf_readf_float(file.handle, $0.baseAddress, sf_count_t(blockFrames))
-            })
-            guard framesRead > 0 else { break }
-            if info.channels > 1 { downmix(interleaved, channels: info.channels, frames: framesRead, into: &mono) }
-            let block = info.channels == 1 ? interleaved : mono
-            do {
-                try block.withUnsafeBufferPointer { (buffer) throws(ResamplerError) in
-                    let valid = UnsafeBufferPointer(rebasing: buffer[0..<framesRead])
-                    if let resampler { try resampler.process(valid, appendingTo: &samples) } else { samples.append(contentsOf: valid) }
-                }
-            } catch {
-                throw .conversionFailed(path: file.path, error)
-            }
-        }
-        // A short read is the end of the file unless libsndfile recorded an error (I/O, truncation).
-        if sf_error(file.handle) != 0 {
-            throw .unreadable(path: file.path, reason: ErrorText.sndfile(file.handle))
-        }
-        do {
-            try resampler?.flush(appendingTo: &samples)
-        } catch {
-            throw .conversionFailed(path: file.path, error)
-        }
-        // Float files may exceed full scale, and the sinc filter can overshoot on clipped input.
-        for index in samples.indices { samples[index] = min(1, max(-1, samples[index])) }
-        return DecodedAudio(samples: samples, sampleRate: sampleRate, source: info)
+        interleaved = [Float](repeating: 0, count: Self.blockFrames * info.channels)
+        mono = [Float](repeating: 0, count: info.channels == 1 ? 0 : Self.blockFrames)
     }
 
-    /// Mean of the channels: keeps the level of a signal present in every channel, unlike a sum.
-    private static func downmix(_ interleaved: [Float], channels: Int, frames: Int, into mono: inout [Float]) {
-        let scale = 1 / Float(channels)
-        for frame in 0..<frames {
-            var sum: Float = 0
-            for channel in 0..<channels { sum += interleaved[frame * channels + channel] }
-            mono[frame] = sum * scale
+    /// Replaces `block` with the next samples (mono, at `sampleRate`, in [-1, 1]); it may come
+    /// back empty while the resampler fills up. False, with `block` empty, once the file is done.
+    public func read(into block: inout [Float]) throws(AudioFileError) -> Bool {
+        block.removeAll(keepingCapacity: true)
+        guard !ended else { return false }
+        let framesRead = Int(interleaved.withUnsafeMutableBufferPointer {
+            sf_readf_float(file.handle, $0.baseAddress, sf_count_t(Self.blockFrames))
+        })
+        if framesRead > 0 {
+            if info.channels > 1 {
+                AudioFileReader.downmix(interleaved, channels: info.channels, frames: framesRead, into: &mono)
+            }
+            try converting { () throws(ResamplerError) in
+                try (info.channels == 1 ? interleaved : mono).withUnsafeBufferPointer { (buffer) throws(ResamplerError) in
+                    let valid = UnsafeBufferPointer(rebasing: buffer[0..<framesRead])
+                    if let resampler { try resampler.process(valid, appendingTo: &block) } else { block.append(contentsOf: valid) }
+                }
+            }
+        } else {
+            // A short read is the end of the file unless libsndfile recorded an error (I/O, truncation).
+            if sf_error(file.handle) != 0 {
+                throw .unreadable(path: file.path, reason: ErrorText.sndfile(file.handle))
+            }
+            ended = true
+            try converting { () throws(ResamplerError) in try resampler?.flush(appendingTo: &block) }
+        }
+        // Float files may exceed full scale, and the sinc filter can overshoot on clipped input.
+        for index in block.indices { block[index] = min(1, max(-1, block[index])) }
+        return true
+    }
+
+    private func converting(_ body: () throws(ResamplerError) -> Void) throws(AudioFileError) {
+        do {
+            try body()
+        } catch {
+            throw .conversionFailed(path: file.path, error)
         }
     }
 }

@@ -95,15 +95,21 @@ public final class PlaybackDevice: @unchecked Sendable {  // ALSA state is only 
         set { volumeBits.store(Self.clampedVolume(newValue).bitPattern, ordering: .relaxed) }
     }
 
+    /// How many times `stop()` has been called so far. A caller that decides to play after
+    /// reading it passes it to `play`/`drain`, so that a `stop()` landing between its decision
+    /// and the call still counts.
+    public var stopGeneration: Int { stopCount.load(ordering: .sequentiallyConsistent) }
+
     /// Queues `samples` (mono, `sampleRate` Hz) for playing, blocking while the device buffer is
-    /// full. Returns once all of it is queued (`.completed`) or when `stop()`/`close()` intervene.
+    /// full. Returns once all of it is queued (`.completed`) or when `stop()`/`close()` intervene:
+    /// any `stop()` after `stopGeneration` was `generation` (default: from this call on).
     /// Throws only for a sample rate that cannot be converted to the device's.
     @discardableResult
-    public func play(_ samples: UnsafeBufferPointer<Float>, sampleRate: Int) throws(AudioDeviceError) -> PlaybackOutcome {
+    public func play(_ samples: UnsafeBufferPointer<Float>, sampleRate: Int,
+                     unlessStoppedSince generation: Int? = nil) throws(AudioDeviceError) -> PlaybackOutcome {
         ioLock.lock()
         defer { ioLock.unlock() }
-        let stops = stopCount.load(ordering: .sequentiallyConsistent)
-        let isInterrupted = { self.closed.load(ordering: .relaxed) || self.stopCount.load(ordering: .relaxed) != stops }
+        let isInterrupted = interruption(since: generation ?? stopGeneration)
         var start = 0
         while start < samples.count {
             // Per block, because a reopened device may run at another rate.
@@ -116,19 +122,21 @@ public final class PlaybackDevice: @unchecked Sendable {  // ALSA state is only 
         return isInterrupted() ? .interrupted : .completed
     }
 
-    /// Array convenience for `play(_:sampleRate:)`.
+    /// Array convenience for `play(_:sampleRate:unlessStoppedSince:)`.
     @discardableResult
-    public func play(_ samples: [Float], sampleRate: Int) throws(AudioDeviceError) -> PlaybackOutcome {
-        try samples.withUnsafeBufferPointer { (buffer) throws(AudioDeviceError) in try play(buffer, sampleRate: sampleRate) }
+    public func play(_ samples: [Float], sampleRate: Int, unlessStoppedSince generation: Int? = nil) throws(AudioDeviceError) -> PlaybackOutcome {
+        try samples.withUnsafeBufferPointer { (buffer) throws(AudioDeviceError) in
+            try play(buffer, sampleRate: sampleRate, unlessStoppedSince: generation)
+        }
     }
 
     /// Blocks until everything played so far has been heard (`.completed`), or until
-    /// `stop()`/`close()` (`.interrupted`).
+    /// `stop()`/`close()` (`.interrupted`): any `stop()` after `stopGeneration` was `generation`
+    /// (default: from this call on).
     @discardableResult
-    public func drain() -> PlaybackOutcome {
+    public func drain(unlessStoppedSince generation: Int? = nil) -> PlaybackOutcome {
         ioLock.withLock {
-            let stops = stopCount.load(ordering: .sequentiallyConsistent)
-            let isInterrupted = { self.closed.load(ordering: .relaxed) || self.stopCount.load(ordering: .relaxed) != stops }
+            let isInterrupted = interruption(since: generation ?? stopGeneration)
             guard finishResampling(isInterrupted), connection.drain(isInterrupted: isInterrupted) else { return .interrupted }
             return .completed
         }
@@ -153,6 +161,11 @@ public final class PlaybackDevice: @unchecked Sendable {  // ALSA state is only 
         connection.wakeup.signal()
         ioLock.withLock { connection.close() }
         logger.debug("playback device '\(configuration.device)' closed")
+    }
+
+    /// Whether the device was closed, or stopped since `stopGeneration` was `generation`.
+    private func interruption(since generation: Int) -> () -> Bool {
+        { self.closed.load(ordering: .relaxed) || self.stopCount.load(ordering: .relaxed) != generation }
     }
 
     private static func clampedVolume(_ volume: Float) -> Float {

@@ -82,9 +82,9 @@ struct BenchCommand: ParsableCommand {
         do {
             samples = try AudioFileReader.read(URL(fileURLWithPath: audio)).samples
         } catch {
-            throw ValidationError("\(error)")
+            throw CommandFailure("\(error)")
         }
-        guard !samples.isEmpty else { throw ValidationError("\(audio): no audio") }
+        guard !samples.isEmpty else { throw CommandFailure("\(audio): no audio") }
         return (0..<length).map { samples[$0 % samples.count] }
     }
 

@@ -13,9 +13,6 @@ struct ConfigCheckCommand: ParsableCommand {
             there is any; prints 'FILE: OK' otherwise.
             """)
 
-    /// sysexits.h: configuration error.
-    static let configurationErrorStatus: Int32 = 78
-
     @Argument(help: "The file to check, e.g. ~/.config/hotword/hotword.toml.")
     var file: String
 
@@ -28,6 +25,6 @@ struct ConfigCheckCommand: ParsableCommand {
         for problem in problems {
             FileHandle.standardError.write(Data("\(problem)\n".utf8))
         }
-        throw ExitCode(Self.configurationErrorStatus)
+        throw ExitCode(CommandFailure.Status.configuration.rawValue)
     }
 }

@@ -28,36 +28,65 @@ struct DetectCommand: ParsableCommand {
 
     func run() throws {
         let models = try detector.loadModels()
-        var scoreRows: [String] = []
+        let scores = try scoresPath.map(ScoreTrace.init)
         var failures = 0
         for file in files {
-            let samples: [Float]
+            let spotter = try detector.makeDetector(models)
+            if let scores { spotter.onScore = { scores.append(file: file, $0) } }
             do {
-                samples = try AudioFileReader.read(URL(fileURLWithPath: file)).samples
+                try detect(in: file, with: spotter)
             } catch {
                 printError("\(error)")
                 failures += 1
-                continue
             }
-            let spotter = try detector.makeDetector(models)
-            if scoresPath != nil {
-                spotter.onScore = { event in
-                    scoreRows.append("\(csvField(file)),\(format(event.time, 3)),\(csvField(event.keyword)),\(event.raw),\(event.smoothed)")
-                }
-            }
-            for detection in spotter.process(samples).detections {
+        }
+        try scores?.finish()
+        if failures > 0 { throw ExitCode(1) }
+    }
+
+    /// Decodes and detects block by block, so memory stays flat however long the file is; the
+    /// detector gets the same samples in the same order as from `AudioFileReader.read`, so it
+    /// finds the same. Detections before a read error are printed.
+    private func detect(in file: String, with spotter: Detector) throws(AudioFileError) {
+        let stream = try AudioFileStream(URL(fileURLWithPath: file))
+        var block: [Float] = []
+        while try stream.read(into: &block) {
+            for detection in spotter.process(block).detections {
                 print(json ? DetectionLine(file: file, detection).json : DetectionLine(file: file, detection).text)
             }
         }
-        if let scoresPath {
-            let csv = (["file,time,keyword,raw,smoothed"] + scoreRows).joined(separator: "\n") + "\n"
-            do {
-                try csv.write(toFile: scoresPath, atomically: true, encoding: .utf8)
-            } catch {
-                throw ValidationError("cannot write scores to \(scoresPath): \((error as NSError).localizedDescription)")
-            }
+    }
+}
+
+/// `--scores`: every network score as a CSV row, written as it comes (so memory stays flat)
+/// into a file beside the target that takes its name only when complete.
+private final class ScoreTrace {
+    private let path: String
+    private let partialPath: String
+    private let file: UnsafeMutablePointer<FILE>
+
+    init(path: String) throws {
+        self.path = path
+        partialPath = path + ".partial"
+        guard let file = fopen(partialPath, "w") else {
+            throw CommandFailure("cannot write scores to \(partialPath): \(String(cString: strerror(errno)))")
         }
-        if failures > 0 { throw ExitCode(1) }
+        self.file = file
+        fputs("file,time,keyword,raw,smoothed\n", file)
+    }
+
+    func append(file name: String, _ event: ScoreEvent) {
+        fputs("\(csvField(name)),\(format(event.time, 3)),\(csvField(event.keyword)),\(event.raw),\(event.smoothed)\n", file)
+    }
+
+    func finish() throws {
+        let failed = ferror(file) != 0
+        let closed = fclose(file) == 0
+        guard !failed, closed, rename(partialPath, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(partialPath)
+            throw CommandFailure("cannot write scores to \(path): \(reason)")
+        }
     }
 }
 

@@ -25,12 +25,16 @@ struct DetectorOptions: ParsableArguments {
     var models: [String] { givenModels.isEmpty ? [Self.defaultModel] : givenModels }
 
     func loadModels() throws -> [KeywordModel] {
-        try models.map { name in
-            do {
-                return try ModelStore.load(named: name)
-            } catch {
-                throw ValidationError("\(error)")
-            }
+        try models.map(Self.loadModel)
+    }
+
+    /// A model file or the name of a bundled model; one that does not load is a wrong model
+    /// (status 78), not a wrong command line.
+    static func loadModel(_ name: String) throws -> KeywordModel {
+        do {
+            return try ModelStore.load(named: name)
+        } catch {
+            throw CommandFailure("\(error)", status: .configuration)
         }
     }
 
@@ -40,7 +44,7 @@ struct DetectorOptions: ParsableArguments {
         do {
             return try Detector(models: models, settings: settings, gain: gain ?? 1)
         } catch {
-            throw ValidationError("\(error)")
+            throw CommandFailure("\(error)", status: .configuration)
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HotwordAssistant
 import HotwordAudio
 import HotwordCore
 import HotwordModels
@@ -52,7 +53,7 @@ struct EvaluationDataOptions: ParsableArguments {
                 let paths = corpus.clips.filter { !split || parts.contains($0.split) }.map(\.path)
                 return AudioBank.load(paths) { printError("skipped \($0)") }
             } catch {
-                throw ValidationError("\(error)")
+                throw CommandFailure("\(error)")
             }
         }
         // Every folder is a source of its own, so false alarms can be told per corpus.
@@ -68,7 +69,7 @@ struct EvaluationDataOptions: ParsableArguments {
             return EvaluationStream.NoiseAlone(source: folder, clips: bank.clips, names: bank.paths)
         }
         guard !negativeClips.isEmpty || alone.contains(where: { !$0.clips.isEmpty }) else {
-            throw ValidationError("no negative audio in \((negatives + sources + noiseAlone).joined(separator: ", ")) (part \(part) of --negatives); expected --negatives, --source or --noise-alone folders with audio files")
+            throw CommandFailure("no negative audio in \((negatives + sources + noiseAlone).joined(separator: ", ")) (part \(part) of --negatives); expected --negatives, --source or --noise-alone folders with audio files")
         }
         let positiveBank = try load(positives, split: true)
         return EvaluationStream(positives: positiveBank.clips, positiveNames: positiveBank.paths, negatives: negativeClips,
@@ -109,12 +110,7 @@ struct EvalCommand: ParsableCommand {
     var listMisses = false
 
     func run() throws {
-        let keywordModel: KeywordModel
-        do {
-            keywordModel = try ModelStore.load(named: model)
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        let keywordModel = try DetectorOptions.loadModel(model)
         let stream = try data.stream()
         let sensitivities = stride(from: 0, through: 20, by: 1).map { Float($0) / 20 }
         let points = try Evaluation.sweep(keywordModel, stream: stream, sensitivities: sensitivities)
@@ -126,7 +122,7 @@ struct EvalCommand: ParsableCommand {
         let bySource = tuned.map { Evaluation.bySource($0, in: stream) } ?? []
         if json {
             let sourceRows = bySource.map {
-                "{\"source\":\(jsonString($0.source)),\"hours\":\($0.hours),\"false_alarms\":\($0.falseAlarms),\"false_alarms_per_hour\":\($0.perHour)}"
+                "{\"source\":\(JSONText.quoted($0.source)),\"hours\":\($0.hours),\"false_alarms\":\($0.falseAlarms),\"false_alarms_per_hour\":\($0.perHour)}"
             }
             let rows = points.map {
                 "{\"sensitivity\":\($0.sensitivity),\"threshold\":\($0.threshold),\"miss_rate\":\($0.missRate),\"false_alarms_per_hour\":\($0.falseAlarmsPerHour)}"
@@ -178,7 +174,7 @@ struct EvalCommand: ParsableCommand {
             do {
                 try svg.write(toFile: plot, atomically: true, encoding: .utf8)
             } catch {
-                throw ValidationError("cannot write \(plot): \((error as NSError).localizedDescription)")
+                throw CommandFailure("cannot write \(plot): \((error as NSError).localizedDescription)")
             }
         }
     }
@@ -208,28 +204,26 @@ struct TuneCommand: ParsableCommand {
 
     func run() throws {
         guard target > 0 else { throw ValidationError("--target-fa-per-hour must be > 0") }
+        let path: String, loaded: KeywordModel
         do {
-            let path = try ModelStore.resolve(model)
-            let result = try Tuning.tune(try ModelStore.load(path), stream: try data.stream(), target: target)
+            path = try ModelStore.resolve(model)
+            loaded = try ModelStore.load(path)
+        } catch {
+            throw CommandFailure("\(error)", status: .configuration)
+        }
+        let stream = try data.stream()
+        do {
+            let result = try Tuning.tune(loaded, stream: stream, target: target)
             try ModelStore.save(result.model, to: out ?? path)
             let chosen = result.chosen
             print("threshold \(format(Double(chosen.threshold), 4)) at sensitivity 0.5: \(format(chosen.falseAlarmsPerHour, 2)) false alarms/h, miss rate \(format(chosen.missRate * 100, 1)) %")
             print("wrote \(out ?? path)")
-        } catch let error as ValidationError {
-            throw error
         } catch {
-            throw ValidationError("\(error)")
+            throw CommandFailure("\(error)")
         }
     }
 }
 
 extension String {
     func padding(_ width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
-}
-
-/// `text` as a JSON string literal.
-private func jsonString(_ text: String) -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .withoutEscapingSlashes
-    return String(decoding: try! encoder.encode(text), as: UTF8.self)
 }

@@ -31,6 +31,22 @@ struct Hotword: AsyncParsableCommand {
             EnsembleCommand.self,
         ]
     )
+
+    /// As ArgumentParser's, but a `CommandFailure` ends with its own status (and no usage text).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch let failure as CommandFailure {
+            failure.exit()
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 enum HotwordVersion {

@@ -45,11 +45,11 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "The language of questions and answers (ISO 639-1).")
     var language: String?
 
-    @Option(help: ArgumentHelp("Speech to text: pocketsphinx, http, command or wyoming.", valueName: "BACKEND"))
-    var stt: String?
+    @Option(help: ArgumentHelp("The speech-to-text engine (stt.backend; `hotword transcribe --help` describes each).", valueName: "BACKEND"))
+    var stt: SpeechToTextSettings.Backend?
 
-    @Option(help: ArgumentHelp("Text to speech: espeak, command, wyoming or none.", valueName: "BACKEND"))
-    var tts: String?
+    @Option(help: ArgumentHelp("The text-to-speech engine (tts.backend; `hotword say --help` describes each; none: answers are only printed).", valueName: "BACKEND"))
+    var tts: TextToSpeechSettings.Backend?
 
     @Flag(help: "Print events as JSON lines (wake, utterance, transcript, answer, error, state).")
     var json = false
@@ -67,12 +67,6 @@ struct RunCommand: AsyncParsableCommand {
         if let server, URL(string: server).map({ ["http", "https"].contains($0.scheme?.lowercased() ?? "") && $0.host != nil }) != true {
             throw ValidationError("--server must be an http or https URL, not '\(server)'")
         }
-        if let stt, SpeechToTextSettings.Backend(rawValue: stt) == nil {
-            throw ValidationError("--stt must be one of \(SpeechToTextSettings.Backend.allCases.map(\.rawValue).joined(separator: ", ")), not '\(stt)'")
-        }
-        if let tts, TextToSpeechSettings.Backend(rawValue: tts) == nil {
-            throw ValidationError("--tts must be one of \(TextToSpeechSettings.Backend.allCases.map(\.rawValue).joined(separator: ", ")), not '\(tts)'")
-        }
     }
 
     func run() async throws {
@@ -80,7 +74,7 @@ struct RunCommand: AsyncParsableCommand {
         let logger = Logger(label: "hotword.run")
         let signals = RunSignals()
         let configuration: AssistantConfiguration
-        do { configuration = try settings() } catch { throw SettingsFiles.failure("\(error)") }
+        do { configuration = try settings() } catch { throw CommandFailure("\(error)", status: .configuration) }
         let notifier: ServiceNotifier?
         do {
             notifier = try ServiceNotifier.fromEnvironment()
@@ -95,16 +89,17 @@ struct RunCommand: AsyncParsableCommand {
         } catch .capture(let error) {
             // A microphone ALSA knows is waited for: what is left is the configuration's (a name
             // ALSA does not know, a device offering nothing usable).
-            throw SettingsFiles.failure(error.suggestsAnotherDevice
-                ? "\(error) and choose one with --device NAME or capture_device in [audio] of hotword.toml" : error.description)
+            throw CommandFailure(error.suggestsAnotherDevice
+                ? "\(error) and choose one with --device NAME or capture_device in [audio] of hotword.toml" : error.description,
+                status: .configuration)
         } catch .playback(let error) {
             let message = error.suggestsAnotherDevice
                 ? "\(error) and choose one with --playback-device NAME or playback_device in [audio] of hotword.toml" : error.description
             // A loudspeaker ALSA knows but cannot open now (busy, unplugged) may be there at the next start.
             if case .cannotOpen(let name, _, _, _) = error, AudioDevices.isKnown(name) { throw CommandFailure(message) }
-            throw SettingsFiles.failure(message)
+            throw CommandFailure(message, status: .configuration)
         } catch {
-            throw SettingsFiles.failure(error.description)
+            throw CommandFailure(error.description, status: .configuration)
         }
         guard !signals.isStopRequested else { return }
         signals.onStop { assistant.stop() }
@@ -143,8 +138,8 @@ struct RunCommand: AsyncParsableCommand {
         }
         if let server { configuration.susi.server = URL(string: server)! }
         if let language { configuration.susi.language = language }
-        if let stt { configuration.stt.backend = SpeechToTextSettings.Backend(rawValue: stt)! }
-        if let tts { configuration.tts.backend = TextToSpeechSettings.Backend(rawValue: tts)! }
+        if let stt { configuration.stt.backend = stt }
+        if let tts { configuration.tts.backend = tts }
         if noCue { configuration.cue.enabled = false }
         return configuration
     }

@@ -13,8 +13,12 @@ struct SayCommand: AsyncParsableCommand {
     @Argument(help: "The text to speak.")
     var text: String
 
-    @Option(help: "The ALSA playback device (see `aplay -L`).")
-    var device: String = "default"
+    @Option(help: "The ALSA playback device; `hotword devices` lists them.")
+    var playbackDevice: String = "default"
+
+    /// The name this option had before every command called it --playback-device.
+    @Option(name: .customLong("device"), help: .hidden)
+    var deprecatedDevice: String?
 
     @Option(help: ArgumentHelp("Write the speech to this WAV file instead of playing it.", valueName: "FILE"))
     var out: String?
@@ -28,7 +32,7 @@ struct SayCommand: AsyncParsableCommand {
             if let out {
                 try AudioFileWriter.writeWAV(audio.samples, to: URL(fileURLWithPath: out), sampleRate: audio.sampleRate)
             } else {
-                let speaker = try PlaybackDevice(PlaybackConfiguration(device: device, sampleRate: audio.sampleRate))
+                let speaker = try PlaybackDevice(PlaybackConfiguration(device: deprecatedDevice ?? playbackDevice, sampleRate: audio.sampleRate))
                 defer { speaker.close() }
                 _ = try speaker.play(audio.samples, sampleRate: audio.sampleRate)
                 _ = speaker.drain()

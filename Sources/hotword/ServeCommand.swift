@@ -52,7 +52,7 @@ struct ServeCommand: ParsableCommand {
         do {
             (settings, catalog) = try serverSettings()
         } catch {
-            throw SettingsFiles.failure("\(error)")
+            throw CommandFailure("\(error)", status: .configuration)
         }
         let server: WyomingServer
         do {
@@ -84,9 +84,7 @@ struct ServeCommand: ParsableCommand {
         if let wyoming { configuration.wyoming.endpoint = try WyomingEndpoint(parsing: wyoming) }
         if !detector.givenModels.isEmpty { configuration.wyoming.models = detector.givenModels }
         if let gain = detector.gain { configuration.audio.gain = gain }
-        let models = try configuration.wyoming.models.map { name in
-            do { return (name, try ModelStore.load(named: name)) } catch { throw CommandFailure("\(error)") }
-        }
+        let models = try configuration.wyoming.models.map { name in (name, try DetectorOptions.loadModel(name)) }
         try detector.applySensitivity(to: &configuration, keywords: models.flatMap(\.1.keywords))
         let entries = models.map { name, model in
             // A path is served under its file name: /models/kitchen.hwks as "kitchen".

@@ -3,14 +3,13 @@ import Foundation
 import HotwordAssistant
 import HotwordWyoming
 
+/// The `[stt]` backends, as `transcribe --backend` and `run --stt` take them.
+extension SpeechToTextSettings.Backend: ExpressibleByArgument {}
+
 /// Chooses and configures the speech-to-text backend from the command line.
 struct SpeechToTextOptions: ParsableArguments {
-    enum Backend: String, ExpressibleByArgument, CaseIterable {
-        case pocketsphinx, http, command, wyoming
-    }
-
     @Option(help: "The speech-to-text engine: pocketsphinx (embedded), http (an OpenAI-compatible server), command (a program) or wyoming (a Wyoming server).")
-    var backend: Backend = .pocketsphinx
+    var backend: SpeechToTextSettings.Backend = .pocketsphinx
 
     @Option(help: ArgumentHelp("pocketsphinx: the acoustic model folder.", valueName: "FOLDER"))
     var hmm: String = PocketSphinxConfiguration().acousticModel

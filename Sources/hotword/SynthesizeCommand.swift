@@ -39,8 +39,12 @@ struct SynthesizeCommand: ParsableCommand {
     @Option(help: "Recognition check of positive clips: pocketsphinx or none.")
     var check = RecognitionCheck.pocketsphinx
 
-    @Option(help: "Programs run at once.")
-    var jobs = ProcessInfo.processInfo.activeProcessorCount
+    @Option(help: "Worker threads: synthesis programs run at once.")
+    var threads = ProcessInfo.processInfo.activeProcessorCount
+
+    /// The name this option had before every command called it --threads.
+    @Option(name: .customLong("jobs"), help: .hidden)
+    var deprecatedJobs: Int?
 
     @Option(name: .customLong("engine"), help: ArgumentHelp("Use only this engine: espeak-ng, flite or festival (repeatable; default: all installed).", valueName: "NAME"))
     var engines: [EngineKind] = []
@@ -51,7 +55,7 @@ struct SynthesizeCommand: ParsableCommand {
         options.maximumClips = maxClips
         options.seed = seed
         options.check = check
-        options.jobs = jobs
+        options.jobs = deprecatedJobs ?? threads
         options.engines = engines.isEmpty ? nil : Set(engines)
         let report: SynthesisReport
         do {

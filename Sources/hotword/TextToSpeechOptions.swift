@@ -2,14 +2,13 @@ import ArgumentParser
 import HotwordAssistant
 import HotwordWyoming
 
+/// The `[tts]` backends, as `say --backend` and `run --tts` take them.
+extension TextToSpeechSettings.Backend: ExpressibleByArgument {}
+
 /// Chooses and configures the text-to-speech backend from the command line.
 struct TextToSpeechOptions: ParsableArguments {
-    enum Backend: String, ExpressibleByArgument, CaseIterable {
-        case espeak, command, wyoming
-    }
-
     @Option(help: "The text-to-speech engine: espeak (embedded espeak-ng), command (a program) or wyoming (a Wyoming server).")
-    var backend: Backend = .espeak
+    var backend: TextToSpeechSettings.Backend = .espeak
 
     @Option(help: "espeak: the voice, optionally with a variant (en-us, de, en-us+klatt4; see `espeak-ng --voices`).")
     var voice: String = EspeakConfiguration().voice
@@ -35,6 +34,7 @@ struct TextToSpeechOptions: ParsableArguments {
     var timeout: Double = 60
 
     func validate() throws {
+        if backend == .none { throw ValidationError("--backend none would say nothing: choose espeak, command or wyoming.") }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive, not \(timeout).") }
         if backend == .command, CommandLineWords.split(command ?? "").isEmpty {
             throw ValidationError("--backend command needs --command, e.g. --command 'piper --model voice.onnx --output_file {wav}'.")
@@ -49,6 +49,7 @@ struct TextToSpeechOptions: ParsableArguments {
         case .espeak: .espeak(EspeakConfiguration(voice: voice, rate: rate, pitch: pitch))
         case .command: .command(arguments: CommandLineWords.split(command ?? ""), timeout: .seconds(timeout))
         case .wyoming: .wyoming(WyomingServiceConfiguration(endpoint: try! WyomingEndpoint(parsing: wyoming), name: wyomingVoice, timeout: .seconds(timeout)))
+        case .none: .none
         }
     }
 }

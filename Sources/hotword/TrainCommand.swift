@@ -121,7 +121,7 @@ struct TrainCommand: ParsableCommand {
             try ModelStore.save(model, to: output)
         } catch {
             bar.finishLine()
-            throw ValidationError("\(error)")
+            throw CommandFailure("\(error)")
         }
         bar.finishLine()
         let minutes = Date().timeIntervalSince(started) / 60

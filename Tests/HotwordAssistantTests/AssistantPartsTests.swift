@@ -82,6 +82,14 @@ struct AssistantPartsTests {
         #expect(AssistantEvent.transcript("").text == "You: …")
     }
 
+    @Test func jsonStringsReadBackAsTheTextTheyWereMadeFrom() throws {
+        let text = "a \"quote\", a back\\slash, a/slash, tab\t, bell\u{07}, NUL\u{00}, DEL\u{7F}, line\r\n, ünïcødé 🎤"
+        let quoted = JSONText.quoted(text)
+        #expect(quoted.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F }, "no raw control characters: \(quoted)")
+        #expect(quoted.contains("a/slash") && quoted.contains("ünïcødé 🎤"), "left as they are: \(quoted)")
+        #expect(try JSONSerialization.jsonObject(with: Data("[\(quoted)]".utf8)) as? [String] == [text])
+    }
+
     @Test func theChimeIsShortSoftAndTheSameEveryTime() {
         let samples = Chime.samples
         #expect(samples.count == 2 * 1_440)  // two 90 ms tones at 16 kHz

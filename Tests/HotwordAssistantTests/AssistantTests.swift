@@ -115,6 +115,32 @@ struct AssistantTests {
         #expect(rig.loudspeaker.playedSeconds < full - 2, "played \(rig.loudspeaker.playedSeconds) s of a \(full) s answer and more")
     }
 
+    @Test func aWakeWordWhileTranscribingIsNeitherAnErrorNorAnsweredWithAnApology() async throws {
+        let scripts = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: scripts) }
+        // The first question keeps the recogniser busy until the wake word cancels it (which
+        // stops the program, so it fails); the second is heard.
+        let program = try SpeechFixtures.script("stt", in: scripts, """
+            if [ -e "\(scripts.path)/busy" ]; then echo "what time is it"; else touch "\(scripts.path)/busy"; sleep 30; fi
+            """)
+        let rig = try await Rig(answers: [.answer("It is ten o'clock.")]) {
+            $0.stt.backend = .command
+            $0.stt.commandArguments = [program, "{wav}"]
+        }
+        rig.microphone.say(Self.silence(2.5) + (try await SpeechFixtures.speech("hey susi, what is the weather like today")))
+        let transcribing = await rig.log.wait { rig.log.entered(.transcribing) == 1 }
+        rig.microphone.say(Self.silence(1) + (try await SpeechFixtures.speech("hey susi, what time is it")))
+        let answeredAgain = await rig.log.wait { rig.log.entered(.listening) == 2 && rig.server.chatRequests.count == 1 }
+        await rig.stop()
+
+        #expect(transcribing && answeredAgain, "\(rig.log.events)")
+        #expect(rig.log.events.contains(.bargeIn(interrupted: .transcribing)))
+        #expect(!rig.log.events.contains { if case .error = $0 { true } else { false } }, "\(rig.log.events)")
+        #expect(!rig.log.events.contains { if case .answer(let text) = $0 { text.contains("Sorry") } else { false } },
+                "\(rig.log.events)")
+        #expect(rig.log.transcripts == ["what time is it"])
+    }
+
     @Test func itsOwnVoiceSayingTheWakeWordDoesNotWakeIt() async throws {
         let answer = "My name is SUSI. Say hey susi when you need me."
         // The test's pipes delay the "echo" by a few hundred milliseconds, more than a room would.

@@ -161,10 +161,12 @@ import Testing
         #expect(invalid.status != 0 && invalid.stderr.contains("--part 'test,later': expected train, validation, test or all"), "\(invalid.stderr)")
     }
 
+    /// A missing folder is a failure at run time, not a wrong command line: one line, no usage.
     @Test func aMissingFolderIsNamed() async throws {
         let missing = folder.appendingPathComponent("nowhere").path
         let result = try await HotwordBinary.run(["eval", "--model", modelPath, "--negatives", missing])
-        #expect(result.status != 0)
+        #expect(result.status == 1)
         #expect(result.stderr.contains(missing), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1 && !result.stderr.lowercased().contains("usage"), "\(result.stderr)")
     }
 }

@@ -27,12 +27,26 @@ struct SpeechCommandTests {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let played = folder.appendingPathComponent("played.raw")
-        let result = try await HotwordBinary.run(["say", "tell me a joke", "--device", ALSATestDevices.playback(into: played)])
+        let result = try await HotwordBinary.run(["say", "tell me a joke", "--playback-device", ALSATestDevices.playback(into: played)])
         #expect(result.status == 0, "\(result.stderr)")
         let samples = ALSATestDevices.samples(ofRaw: try Data(contentsOf: played)).map { Float($0) / 32768 }
         // Opened at espeak-ng's 22 050 Hz (the file plugin accepts any rate): about a second of speech.
         #expect((0.5...3.0).contains(Double(samples.count) / 22_050), "\(samples.count) samples")
         #expect(rms(samples) > 0.02)
+    }
+
+    /// Every command calls the loudspeaker --playback-device and worker threads --threads; the
+    /// old names still work but are no longer shown.
+    @Test func oldOptionNamesStillWorkButAreNotShown() async throws {
+        let say = try await HotwordBinary.run(["say", "--help"]), synthesize = try await HotwordBinary.run(["synthesize", "--help"])
+        #expect(say.stdout.contains("--playback-device") && !say.stdout.contains("--device"), "\(say.stdout)")
+        #expect(synthesize.stdout.contains("--threads") && !synthesize.stdout.contains("--jobs"), "\(synthesize.stdout)")
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let played = folder.appendingPathComponent("played.raw")
+        let result = try await HotwordBinary.run(["say", "hello", "--device", ALSATestDevices.playback(into: played)])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Data(contentsOf: played).count > 10_000)
     }
 
     @Test func sayNamesAnUnknownVoice() async throws {

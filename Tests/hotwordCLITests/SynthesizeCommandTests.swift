@@ -8,7 +8,7 @@ struct SynthesizeCommandTests {
         let folder = try TestPaths.temporaryDirectory("synthesize-cli")
         defer { try? FileManager.default.removeItem(at: folder) }
         let result = try await HotwordBinary.run(["synthesize", "computer", "--out", folder.path, "--max-clips", "3",
-                                                  "--engine", "flite", "--jobs", "2", "--seed", "9"])
+                                                  "--engine", "flite", "--threads", "2", "--seed", "9"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("\"computer\": 3 clips from 5 voices in "))
         #expect(result.stdout.contains("positive clips by engine:\n  flite "))
