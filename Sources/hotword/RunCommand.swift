@@ -14,7 +14,10 @@ struct RunCommand: AsyncParsableCommand {
             Listens for the wake word ("hey susi"), plays a cue, records the question until you \
             stop speaking, transcribes it, asks SUSI.AI and prints and speaks the answer \
             ('You: …' and 'SUSI: …' lines; --json prints one JSON event per line instead). \
-            Saying the wake word while it answers stops the answer and listens again.
+            Saying the wake word while it answers stops the answer and listens again. \
+            "hey susi" was trained from synthetic voices and misses some people: if it does not \
+            wake for you, try --sensitivity hey_susi=0.8, --model computer (the most reliable \
+            word shipped), or a personal model made with `hotword enroll --keyword "hey susi"`.
 
             Settings come from /etc/hotword/hotword.toml, then $XDG_CONFIG_HOME/hotword/hotword.toml \
             (~/.config/hotword/hotword.toml), or only from --config FILE; options given here win. \
