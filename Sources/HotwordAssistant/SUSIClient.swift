@@ -47,7 +47,7 @@ public actor SUSIClient {
     }
 
     /// Sends with retries; any final failure or non-2xx status becomes `SUSIError.http`.
-    private func send(_ request: HTTPRequest) async throws(SUSIError) -> HTTPResponse {
+    func send(_ request: HTTPRequest) async throws(SUSIError) -> HTTPResponse {
         let (result, attempts) = await http.send(request, retrying: configuration.retry)
         do {
             return try result.get().requireSuccess()

@@ -12,6 +12,9 @@ public enum SUSIError: Error, Sendable, Equatable, CustomStringConvertible {
     case noAnswer(query: String)
     /// Logging in failed: wrong credentials, a locked account, or an unreadable login reply.
     case loginRejected(login: String, reason: String)
+    /// The server answered HTTP 200 with `"accepted": false` and this `message` (SUSI's soft
+    /// failures, such as "Please verify recaptcha").
+    case notAccepted(url: String, message: String)
     /// The asking task was cancelled.
     case cancelled
 
@@ -33,6 +36,8 @@ public enum SUSIError: Error, Sendable, Equatable, CustomStringConvertible {
             return "SUSI has no answer to \"\(query)\""
         case .loginRejected(let login, let reason):
             return "SUSI login as \(login) failed: \(reason)"
+        case .notAccepted(let url, let message):
+            return "SUSI server did not accept the request to \(url): \(message)"
         case .cancelled:
             return "SUSI request cancelled"
         }
@@ -48,6 +53,7 @@ public enum SUSIError: Error, Sendable, Equatable, CustomStringConvertible {
         case .http, .notJSON: "I can't reach SUSI right now."
         case .malformedReply: "SUSI sent an answer I couldn't understand."
         case .noAnswer: "Sorry, I have no answer to that."
+        case .notAccepted: "SUSI did not accept that request."
         case .loginRejected: "I couldn't log in to SUSI. Please check the account settings."
         case .cancelled: "Cancelled."
         }

@@ -12,6 +12,7 @@ struct Hotword: AsyncParsableCommand {
             RunCommand.self,
             ServeCommand.self,
             AskCommand.self,
+            SkillsCommand.self,
             ConfigCommand.self,
             // speech: check text-to-speech and speech-to-text setups
             SayCommand.self,

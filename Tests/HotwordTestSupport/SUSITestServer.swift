@@ -1,8 +1,9 @@
 import Foundation
 
 /// A SUSI.AI-compatible server for tests, on 127.0.0.1: `/susi/chat.json` answers with scripted
-/// replies in SUSI's real JSON shapes, `/aaa/login.json` logs in one account. Every request is
-/// recorded. Call `shutdown()` when done (it also stops by itself; see `TestHTTPServer`).
+/// replies in SUSI's real JSON shapes, `/aaa/login.json` logs in one account (and answers
+/// `checkLogin` and `logout`), `/cms/getGroups.json` and `/cms/getSkillList.json` list a small
+/// skill store, or answer `catalogFailure` when set. Every request is recorded. Call `shutdown()` when done (it also stops by itself; see `TestHTTPServer`).
 public final class SUSITestServer: Sendable {
     /// What `/susi/chat.json` answers.
     public indirect enum Reply: Sendable {
@@ -63,6 +64,8 @@ public final class SUSITestServer: Sendable {
             switch request.path {
             case "/susi/chat.json": SUSITestServer.respond(to: request, with: script.next())
             case "/aaa/login.json": SUSITestServer.login(request, account: account)
+            case "/cms/getGroups.json", "/cms/getSkillList.json":
+                script.catalogFailure.map { SUSITestServer.respond(to: request, with: $0) } ?? SUSITestServer.catalog(request)
             default: SUSITestServer.htmlPage(status: 404, message: "Not Found")
             }
         }
@@ -73,6 +76,12 @@ public final class SUSITestServer: Sendable {
 
     /// Queues replies for the next chat requests, in order.
     public func enqueue(_ replies: Reply...) { script.enqueue(replies) }
+
+    /// What the skill endpoints answer instead of the skill store, e.g. `.htmlError(status: 500)`; nil: the store.
+    public var catalogFailure: Reply? {
+        get { script.catalogFailure }
+        set { script.catalogFailure = newValue }
+    }
 
     /// Every request received so far, in arrival order.
     public var requests: [TestHTTPRequest] { http.requests }
@@ -184,6 +193,42 @@ public final class SUSITestServer: Sendable {
         #"{"type": "answer", "language": "en", "expression": \#(json(expression))}"#
     }
 
+    /// The skill store: two groups, three skills with the metadata fields susi_server sends
+    /// (`skills` keyed by skill tag; one skill with `skill_name` and `examples` null).
+    public static let skillStore: [(group: String, tag: String, name: String?, author: String, description: String, examples: [String]?)] = [
+        ("Knowledge", "aboutsusi", "About SUSI", "FOSSASIA", "Tells you who SUSI is.", ["Who are you?", "What is SUSI?"]),
+        ("Knowledge", "wikipedia", "Wikipedia", "Jane Doe", "Looks things up on Wikipedia.", ["What is a lighthouse?"]),
+        ("Food and Drink", "recipes", nil, "Chef Bot", "Finds a recipe for a dish.", nil),
+    ]
+
+    private static func catalog(_ request: TestHTTPRequest) -> TestHTTPResponse {
+        let language = request.query("language") ?? "en"
+        let body: String
+        if request.path == "/cms/getGroups.json" {
+            let groups = Set(skillStore.map(\.group)).map(json)
+            body = #"{"accepted": true, "groups": [\#(groups.joined(separator: ", "))], "message": "Success: Fetched group list"}"#
+        } else {
+            let group = request.query("group") ?? "All"
+            let skills = skillStore.filter { group == "All" || $0.group == group }.map { skill in
+                """
+                \(json(skill.tag)): {"model": "general", "group": \(json(skill.group)), "language": \(json(language)),
+                 "skill_name": \(skill.name.map(json) ?? "null"), "skill_tag": \(json(skill.tag)),
+                 "descriptions": \(json(skill.description)), "author": \(json(skill.author)), "image": "images/\(skill.tag).png",
+                 "examples": \(skill.examples.map { "[" + $0.map(json).joined(separator: ", ") + "]" } ?? "null"),
+                 "dynamic_content": false, "staffPick": false, "systemSkill": false, "usage_count": 3,
+                 "skill_rating": {"positive": "2", "negative": "0", "feedback_count": 1, "bookmark_count": 0,
+                   "stars": {"one_star": 0, "two_star": 0, "three_star": 0, "four_star": 1, "five_star": 1, "avg_star": 4.5, "total_star": 2}}}
+                """
+            }
+            body = """
+                {"accepted": true, "message": "Success: Fetched skill list", "model": "general", "group": \(json(group)),
+                 "language": \(json(language)), "skills": {\(skills.joined(separator: ",\n"))},
+                 "session": {"identity": {"type": "host", "name": "127.0.0.1_4f3c2a1b", "anonymous": true}}}
+                """
+        }
+        return TestHTTPResponse(status: 200, contentType: "application/json; charset=utf-8", body: body)
+    }
+
     private static func login(_ request: TestHTTPRequest, account: Account?) -> TestHTTPResponse {
         guard let account, request.query("login") == account.login, request.query("password") == account.password,
               request.query("type") == "access-token"
@@ -227,6 +272,12 @@ public final class SUSITestServer: Sendable {
         private let lock = NSLock()
         private var queue: [Reply] = []
         private let fallback: Reply
+        private var failure: Reply?
+
+        var catalogFailure: Reply? {
+            get { lock.withLock { failure } }
+            set { lock.withLock { failure = newValue } }
+        }
 
         init(fallback: Reply) { self.fallback = fallback }
 
