@@ -15,6 +15,8 @@ public enum SUSIError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The server answered HTTP 200 with `"accepted": false` and this `message` (SUSI's soft
     /// failures, such as "Please verify recaptcha").
     case notAccepted(url: String, message: String)
+    /// The token file could not be written or removed (`reason` names the file).
+    case tokenFile(reason: String)
     /// The asking task was cancelled.
     case cancelled
 
@@ -38,6 +40,8 @@ public enum SUSIError: Error, Sendable, Equatable, CustomStringConvertible {
             return "SUSI login as \(login) failed: \(reason)"
         case .notAccepted(let url, let message):
             return "SUSI server did not accept the request to \(url): \(message)"
+        case .tokenFile(let reason):
+            return reason
         case .cancelled:
             return "SUSI request cancelled"
         }
@@ -54,6 +58,7 @@ public enum SUSIError: Error, Sendable, Equatable, CustomStringConvertible {
         case .malformedReply: "SUSI sent an answer I couldn't understand."
         case .noAnswer: "Sorry, I have no answer to that."
         case .notAccepted: "SUSI did not accept that request."
+        case .tokenFile: "I couldn't store the SUSI login."
         case .loginRejected: "I couldn't log in to SUSI. Please check the account settings."
         case .cancelled: "Cancelled."
         }

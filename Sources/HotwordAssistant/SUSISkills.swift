@@ -33,7 +33,7 @@ public enum SUSISkillParsing {
     /// `{accepted, groups: [names…]}` of `/cms/getGroups.json`, sorted (the server's order is
     /// that of its directory listing, i.e. none).
     public static func groups(_ body: Data, url: String) throws(SUSIError) -> [String] {
-        let root = try accepted(body, url: url)
+        let root = try SUSIValue.acceptedObject(from: body, url: url)
         guard let groups = root["groups"]?.array else {
             throw .malformedReply(url: url, reason: "expected \"groups\", a list of group names")
         }
@@ -42,7 +42,7 @@ public enum SUSISkillParsing {
 
     /// `{accepted, skills: {tag: metadata…}}` of `/cms/getSkillList.json`, sorted by name.
     public static func skills(_ body: Data, url: String) throws(SUSIError) -> [SUSISkill] {
-        let root = try accepted(body, url: url)
+        let root = try SUSIValue.acceptedObject(from: body, url: url)
         // An object keyed by skill tag; only the paged `filteredData` is a list.
         guard let members = root["skills"]?.members else {
             throw .malformedReply(url: url, reason: "expected \"skills\", an object keyed by skill tag")
@@ -57,14 +57,5 @@ public enum SUSISkillParsing {
                              author: metadata["author"]?.string ?? "",
                              examples: metadata["examples"]?.array?.compactMap(\.string) ?? [])
         }.sorted { $0.name.localizedCaseInsensitiveCompare($1.name) == .orderedAscending }
-    }
-
-    /// The reply as a JSON object, unless the server said `"accepted": false` (a soft failure at HTTP 200).
-    static func accepted(_ body: Data, url: String) throws(SUSIError) -> SUSIValue {
-        let root = try SUSIValue.object(from: body, url: url)
-        if root["accepted"]?.bool == false {
-            throw .notAccepted(url: url, message: root["message"]?.string ?? "no message")
-        }
-        return root
     }
 }

@@ -285,4 +285,13 @@ extension SUSIValue {
         guard root.members != nil else { throw .malformedReply(url: url, reason: "expected a JSON object") }
         return root
     }
+
+    /// `object(from:url:)`, unless the server said `"accepted": false`: SUSI's soft failures at HTTP 200.
+    static func acceptedObject(from body: Data, url: String) throws(SUSIError) -> SUSIValue {
+        let root = try object(from: body, url: url)
+        if root["accepted"]?.bool == false {
+            throw .notAccepted(url: url, message: root["message"]?.string ?? "no message")
+        }
+        return root
+    }
 }

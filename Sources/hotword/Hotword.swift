@@ -13,6 +13,9 @@ struct Hotword: AsyncParsableCommand {
             ServeCommand.self,
             AskCommand.self,
             SkillsCommand.self,
+            LoginCommand.self,
+            LogoutCommand.self,
+            WhoamiCommand.self,
             ConfigCommand.self,
             // speech: check text-to-speech and speech-to-text setups
             SayCommand.self,

@@ -178,7 +178,7 @@ public final class SUSITestServer: Sendable {
              "answer_date": "\(iso8601(now.addingTimeInterval(0.004)))", "answer_time": 4,
              "language": "en", "session": {"identity": \(identity)}}
             """
-        return TestHTTPResponse(status: 200, contentType: "application/json; charset=utf-8", body: body)
+        return jsonResponse(body)
     }
 
     private static func answer(data: String, count: Int, actions: [String]) -> String {
@@ -226,19 +226,35 @@ public final class SUSITestServer: Sendable {
                  "session": {"identity": {"type": "host", "name": "127.0.0.1_4f3c2a1b", "anonymous": true}}}
                 """
         }
-        return TestHTTPResponse(status: 200, contentType: "application/json; charset=utf-8", body: body)
+        return jsonResponse(body)
     }
 
+    /// As susi_server's LoginService: `logout` needs a token (401 without) and only ends the HTTP
+    /// session; `checkLogin` with an unknown or expired token is anonymous, so `loggedIn: false`;
+    /// an unknown user is 401 and a wrong password 422.
     private static func login(_ request: TestHTTPRequest, account: Account?) -> TestHTTPResponse {
-        guard let account, request.query("login") == account.login, request.query("password") == account.password,
-              request.query("type") == "access-token"
-        else { return htmlPage(status: 401, message: "Invalid credentials") }
+        let token = request.query("access_token")
+        if request.query("logout") == "true" {
+            guard token != nil else { return htmlPage(status: 401, message: "Unauthorized") }
+            return jsonResponse(#"{"accepted": true, "message": "Logout successful"}"#)
+        }
+        if request.query("checkLogin") == "true" {
+            let loggedIn = token != nil && token == account?.token
+            return jsonResponse(#"{"loggedIn": \#(loggedIn), "accepted": \#(loggedIn), "message": "\#(loggedIn ? "You are logged in as \(account!.login)" : "Not logged in")"}"#)
+        }
+        guard let account, request.query("login") == account.login else { return htmlPage(status: 401, message: "Invalid credentials") }
+        guard request.query("password") == account.password, request.query("type") == "access-token"
+        else { return htmlPage(status: 422, message: "Invalid credentials") }
         let body = """
             {"accepted": true, "valid_seconds": \(account.validSeconds), "access_token": \(json(account.token)),
              "message": "You are logged in as \(account.login)",
              "session": {"identity": {"type": "email", "name": \(json(account.login)), "anonymous": false}}}
             """
-        return TestHTTPResponse(status: 200, contentType: "application/json; charset=utf-8", body: body)
+        return jsonResponse(body)
+    }
+
+    private static func jsonResponse(_ body: String) -> TestHTTPResponse {
+        TestHTTPResponse(status: 200, contentType: "application/json; charset=utf-8", body: body)
     }
 
     /// A Jetty-style error page, as susi_server sends for 4xx/5xx.
