@@ -70,3 +70,48 @@ extension SUSIClient {
         return try await send(request)
     }
 }
+
+extension SUSIClient {
+    /// Changes the password of the account whose token is in `tokenFile` with
+    /// `/aaa/changepassword.json`, after checking `SUSIPasswordPolicy` here so a weak password is
+    /// explained without a round trip. Returns the server's message. The server keeps existing
+    /// tokens valid, so the stored one goes on working.
+    public func changePassword(current: String, new: String, tokenFile: URL) async throws(SUSIError) -> String {
+        guard let token = SUSIToken.load(from: tokenFile) else { throw .notLoggedIn }
+        if let problem = SUSIPasswordPolicy.problem(with: new, login: token.login) { throw .passwordRejected(reason: problem) }
+        let request = HTTPRequest.get((URL(string: token.server) ?? configuration.server).appendingPathComponent("aaa/changepassword.json"),
+                                      query: [HTTPField("changepassword", token.login),
+                                              HTTPField("password", current, isSecret: true),
+                                              HTTPField("newpassword", new, isSecret: true),
+                                              HTTPField("access_token", token.accessToken, isSecret: true)],
+                                      headers: configuration.headers)
+        let response: HTTPResponse
+        do {
+            response = try await send(request)
+        } catch .http(.status(_, 422, let body), _) {
+            // "Invalid credentials" (wrong current password) or "invalid password" (a stricter policy).
+            throw .passwordRejected(reason: "HTTP 422: \(body)")
+        }
+        let reply = try SUSIValue.acceptedObject(from: response.body, url: response.url)
+        return reply["message"]?.string ?? "password changed"
+    }
+}
+
+/// susi_server's default `users.password.regex`, `^((?=.*\d)(?=.*[A-Z])(?=.*\W).{8,64})$`, and its
+/// rule that the password differs from the e-mail. Spelled out rather than run as a regex because
+/// Java's `\d`, `[A-Z]` and `\W` are ASCII-only and ICU's are not.
+public enum SUSIPasswordPolicy {
+    /// Why the server would refuse `password` for `login`; nil when it meets the policy.
+    public static func problem(with password: String, login: String) -> String? {
+        let length = password.utf16.count  // Java counts UTF-16 units
+        let scalars = password.unicodeScalars
+        let isWordCharacter: (Unicode.Scalar) -> Bool = { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
+        if !(8...64).contains(length) { return "it must be 8 to 64 characters long" }
+        if password.contains(where: \.isNewline) { return "it must not contain a line break" }
+        if !scalars.contains(where: { ("0"..."9").contains($0) }) { return "it needs a digit" }
+        if !scalars.contains(where: { ("A"..."Z").contains($0) }) { return "it needs an upper-case letter (A-Z)" }
+        if !scalars.contains(where: { !isWordCharacter($0) }) { return "it needs a character other than a letter, digit or _" }
+        if password == login { return "it must differ from the e-mail address" }
+        return nil
+    }
+}

@@ -16,6 +16,7 @@ struct Hotword: AsyncParsableCommand {
             LoginCommand.self,
             LogoutCommand.self,
             WhoamiCommand.self,
+            PasswordCommand.self,
             ConfigCommand.self,
             // speech: check text-to-speech and speech-to-text setups
             SayCommand.self,

@@ -64,6 +64,7 @@ public final class SUSITestServer: Sendable {
             switch request.path {
             case "/susi/chat.json": SUSITestServer.respond(to: request, with: script.next())
             case "/aaa/login.json": SUSITestServer.login(request, account: account)
+            case "/aaa/changepassword.json": SUSITestServer.changePassword(request, account: account)
             case "/cms/getGroups.json", "/cms/getSkillList.json":
                 script.catalogFailure.map { SUSITestServer.respond(to: request, with: $0) } ?? SUSITestServer.catalog(request)
             default: SUSITestServer.htmlPage(status: 404, message: "Not Found")
@@ -251,6 +252,23 @@ public final class SUSITestServer: Sendable {
              "session": {"identity": {"type": "email", "name": \(json(account.login)), "anonymous": false}}}
             """
         return jsonResponse(body)
+    }
+
+    /// As susi_server's PasswordChangeService with the captcha off: a USER call (401 without the
+    /// account's token), 500 for an unknown e-mail, 422 for a wrong current password, a soft
+    /// failure when nothing changes. (The account keeps its password: tests change it once.)
+    private static func changePassword(_ request: TestHTTPRequest, account: Account?) -> TestHTTPResponse {
+        guard let account, request.query("access_token") == account.token else {
+            return htmlPage(status: 401, message: "Base user role not sufficient. Your base user role is 'ANONYMOUS', your user role is 'anonymous'")
+        }
+        guard request.query("changepassword") == account.login else {
+            return htmlPage(status: 500, message: "java.lang.NullPointerException")
+        }
+        guard request.query("password") == account.password else { return htmlPage(status: 422, message: "Invalid credentials") }
+        if request.query("newpassword") == account.password {
+            return jsonResponse(#"{"accepted": false, "message": "Your current password matches new password."}"#)
+        }
+        return jsonResponse(#"{"accepted": true, "message": "Your password has been changed!"}"#)
     }
 
     private static func jsonResponse(_ body: String) -> TestHTTPResponse {

@@ -84,4 +84,43 @@ struct AccountCommandTests {
         #expect(!logout.stderr.contains("tok-old"))
         #expect(!FileManager.default.fileExists(atPath: tokenFile.path))
     }
+
+    @Test func passwordIsCheckedLocallyThenChangedWithTheServersMessages() async throws {
+        let account = SUSITestServer.Account(login: "user@example.org", password: "Old-pa55word", token: "tok-3e9a")
+        let server = try SUSITestServer(account: account)
+        defer { server.shutdown() }
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = try susiConfig(in: folder, server: server)
+        let notLoggedIn = try await HotwordBinary.run(["password", "--config", config], input: "old\nNew-pa55word\n")
+        #expect(notLoggedIn.status == 1)
+        #expect(notLoggedIn.stderr == "Error: not logged in to SUSI (`hotword login` logs in)\n")
+        _ = try await HotwordBinary.run(["login", "--login", account.login, "--config", config], input: account.password + "\n")
+
+        let weak = try await HotwordBinary.run(["password", "--config", config], input: "\(account.password)\nweakpass\n")
+        #expect(weak.status == 1)
+        #expect(weak.stderr == "Error: SUSI refuses the new password: it needs a digit\n")
+        #expect(server.requests.allSatisfy { $0.path != "/aaa/changepassword.json" })
+
+        let wrong = try await HotwordBinary.run(["password", "--config", config], input: "guess\nNew-pa55word\n")
+        #expect(wrong.stderr == "Error: SUSI refuses the new password: HTTP 422: Error 422 Invalid credentials\n")
+
+        let same = try await HotwordBinary.run(["password", "--config", config], input: "\(account.password)\n\(account.password)\n")
+        #expect(same.status == 1)
+        #expect(same.stderr.hasSuffix("/aaa/changepassword.json?changepassword=user%40example.org&password=<redacted>&newpassword=<redacted>&access_token=<redacted>: Your current password matches new password.\n"))
+
+        let changed = try await HotwordBinary.run(["password", "--config", config], input: "\(account.password)\nPa55-w0rd-xyz\n")
+        #expect(changed.status == 0)
+        #expect(changed.stdout == "Your password has been changed!\n")
+        let request = try #require(server.requests.last)
+        #expect(request.path == "/aaa/changepassword.json")
+        #expect(request.query("changepassword") == account.login)
+        #expect(request.query("password") == account.password)
+        #expect(request.query("newpassword") == "Pa55-w0rd-xyz")
+        #expect(request.query("access_token") == account.token)
+        for result in [weak, wrong, same, changed] {
+            #expect(!(result.stdout + result.stderr).contains(account.password))
+            #expect(!(result.stdout + result.stderr).contains("Pa55-w0rd-xyz"))
+        }
+    }
 }
