@@ -47,7 +47,7 @@ public actor SUSIClient {
     }
 
     /// Sends with retries; any final failure or non-2xx status becomes `SUSIError.http`.
-    private func send(_ request: HTTPRequest) async throws(SUSIError) -> HTTPResponse {
+    func send(_ request: HTTPRequest) async throws(SUSIError) -> HTTPResponse {
         let (result, attempts) = await http.send(request, retrying: configuration.retry)
         do {
             return try result.get().requireSuccess()
@@ -71,7 +71,7 @@ public actor SUSIClient {
                 return cached
             }
         }
-        let login = pendingLogin ?? Task { await self.requestToken(for: account) }
+        let login = pendingLogin ?? Task { await self.requestCachedToken(for: account) }
         pendingLogin = login
         let result = await login.value
         pendingLogin = nil
@@ -80,7 +80,22 @@ public actor SUSIClient {
         return fresh
     }
 
-    private func requestToken(for account: SUSIAccount) async -> Result<SUSIToken, SUSIError> {
+    /// A fresh token, cached in the token file; a file that cannot be written is only logged,
+    /// as the token still works for this run.
+    private func requestCachedToken(for account: SUSIAccount) async -> Result<SUSIToken, SUSIError> {
+        let result = await requestToken(for: account)
+        guard case .success(let token) = result else { return result }
+        do {
+            try token.save(to: account.tokenFile)
+            logger.info("Logged in to SUSI as \(account.login); token cached in \(account.tokenFile.path) until \(token.expires)")
+        } catch {
+            logger.warning("Logged in to SUSI as \(account.login), but \(error); logging in again next run")
+        }
+        return result
+    }
+
+    /// Logs in with `/aaa/login.json`; the token is not stored.
+    func requestToken(for account: SUSIAccount) async -> Result<SUSIToken, SUSIError> {
         let request = HTTPRequest.get(configuration.endpoint("aaa/login.json"),
                                       query: [HTTPField("login", account.login),
                                               HTTPField("password", account.password, isSecret: true),
@@ -104,14 +119,7 @@ public actor SUSIClient {
         }
         // SUSI tokens last 7 days unless the server says otherwise.
         let validSeconds = reply["valid_seconds"]?.int ?? 604_800
-        let token = SUSIToken(login: account.login, server: configuration.server.absoluteString,
-                              accessToken: accessToken, expires: Date().addingTimeInterval(Double(validSeconds)))
-        do {
-            try token.save(to: account.tokenFile)
-            logger.info("Logged in to SUSI as \(account.login); token cached in \(account.tokenFile.path) until \(token.expires)")
-        } catch {
-            logger.warning("Logged in to SUSI as \(account.login), but \(error); logging in again next run")
-        }
-        return .success(token)
+        return .success(SUSIToken(login: account.login, server: configuration.server.absoluteString,
+                                  accessToken: accessToken, expires: Date().addingTimeInterval(Double(validSeconds))))
     }
 }

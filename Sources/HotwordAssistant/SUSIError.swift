@@ -12,6 +12,15 @@ public enum SUSIError: Error, Sendable, Equatable, CustomStringConvertible {
     case noAnswer(query: String)
     /// Logging in failed: wrong credentials, a locked account, or an unreadable login reply.
     case loginRejected(login: String, reason: String)
+    /// The server answered HTTP 200 with `"accepted": false` and this `message` (SUSI's soft
+    /// failures, such as "Please verify recaptcha").
+    case notAccepted(url: String, message: String)
+    /// No SUSI token is kept: the call needs one (`hotword login`).
+    case notLoggedIn
+    /// A new password that the server's policy refuses (checked here first, or the server's 422).
+    case passwordRejected(reason: String)
+    /// The token file could not be written or removed (`reason` names the file).
+    case tokenFile(reason: String)
     /// The asking task was cancelled.
     case cancelled
 
@@ -33,6 +42,14 @@ public enum SUSIError: Error, Sendable, Equatable, CustomStringConvertible {
             return "SUSI has no answer to \"\(query)\""
         case .loginRejected(let login, let reason):
             return "SUSI login as \(login) failed: \(reason)"
+        case .notAccepted(let url, let message):
+            return "SUSI server did not accept the request to \(url): \(message)"
+        case .notLoggedIn:
+            return "not logged in to SUSI (`hotword login` logs in)"
+        case .passwordRejected(let reason):
+            return "SUSI refuses the new password: \(reason)"
+        case .tokenFile(let reason):
+            return reason
         case .cancelled:
             return "SUSI request cancelled"
         }
@@ -48,6 +65,10 @@ public enum SUSIError: Error, Sendable, Equatable, CustomStringConvertible {
         case .http, .notJSON: "I can't reach SUSI right now."
         case .malformedReply: "SUSI sent an answer I couldn't understand."
         case .noAnswer: "Sorry, I have no answer to that."
+        case .notAccepted: "SUSI did not accept that request."
+        case .tokenFile: "I couldn't store the SUSI login."
+        case .notLoggedIn: "You are not logged in to SUSI."
+        case .passwordRejected: "SUSI refuses that password."
         case .loginRejected: "I couldn't log in to SUSI. Please check the account settings."
         case .cancelled: "Cancelled."
         }

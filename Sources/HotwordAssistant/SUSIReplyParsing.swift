@@ -4,13 +4,7 @@ extension SUSIReply {
     /// Reads a `/susi/chat.json` body. Tolerant of missing and oddly typed fields; throws only
     /// when the body is not a SUSI reply at all, or has no answer. `url` is for error messages.
     public init(json body: Data, url: String) throws(SUSIError) {
-        let firstByte = body.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
-        guard firstByte == UInt8(ascii: "{") || firstByte == UInt8(ascii: "[") else {
-            throw .notJSON(url: url, excerpt: HTTPResponse.summary(of: body))
-        }
-        let root: SUSIValue
-        do { root = try SUSIValue.parse(body) } catch { throw .malformedReply(url: url, reason: error.description) }
-        guard root.members != nil else { throw .malformedReply(url: url, reason: "expected a JSON object") }
+        let root = try SUSIValue.object(from: body, url: url)
         let query = root["query"]?.string ?? ""
         guard let answers = root["answers"]?.array else {
             throw .malformedReply(url: url, reason: "no \"answers\" list")

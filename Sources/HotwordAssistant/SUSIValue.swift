@@ -271,3 +271,27 @@ public struct SUSIValueParseError: Error, Sendable, Equatable, CustomStringConve
 
     public var description: String { "invalid JSON at byte \(offset): \(reason)" }
 }
+
+extension SUSIValue {
+    /// The JSON object a SUSI endpoint at `url` answered with. An HTML page (a proxy's, say) is
+    /// `notJSON`, so the error shows what came instead of a parser position.
+    static func object(from body: Data, url: String) throws(SUSIError) -> SUSIValue {
+        let firstByte = body.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+        guard firstByte == UInt8(ascii: "{") || firstByte == UInt8(ascii: "[") else {
+            throw .notJSON(url: url, excerpt: HTTPResponse.summary(of: body))
+        }
+        let root: SUSIValue
+        do { root = try SUSIValue.parse(body) } catch { throw .malformedReply(url: url, reason: error.description) }
+        guard root.members != nil else { throw .malformedReply(url: url, reason: "expected a JSON object") }
+        return root
+    }
+
+    /// `object(from:url:)`, unless the server said `"accepted": false`: SUSI's soft failures at HTTP 200.
+    static func acceptedObject(from body: Data, url: String) throws(SUSIError) -> SUSIValue {
+        let root = try object(from: body, url: url)
+        if root["accepted"]?.bool == false {
+            throw .notAccepted(url: url, message: root["message"]?.string ?? "no message")
+        }
+        return root
+    }
+}

@@ -12,6 +12,11 @@ struct Hotword: AsyncParsableCommand {
             RunCommand.self,
             ServeCommand.self,
             AskCommand.self,
+            SkillsCommand.self,
+            LoginCommand.self,
+            LogoutCommand.self,
+            WhoamiCommand.self,
+            PasswordCommand.self,
             ConfigCommand.self,
             // speech: check text-to-speech and speech-to-text setups
             SayCommand.self,

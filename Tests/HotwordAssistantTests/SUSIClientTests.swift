@@ -360,7 +360,7 @@ struct SUSIClientLoginTests {
         let error = await susiError { () async throws(SUSIError) in
             try await makeClient(server) { $0.account = account }.ask("hi")
         }
-        #expect(error == .loginRejected(login: Self.account.login, reason: "HTTP 401: Error 401 Invalid credentials"))
+        #expect(error == .loginRejected(login: Self.account.login, reason: "HTTP 422: Error 422 Invalid credentials"))
         #expect(server.loginRequests.count == 1)
         #expect(server.chatRequests.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: account.tokenFile.path))

@@ -1,8 +1,9 @@
 import Foundation
 
 /// A SUSI.AI-compatible server for tests, on 127.0.0.1: `/susi/chat.json` answers with scripted
-/// replies in SUSI's real JSON shapes, `/aaa/login.json` logs in one account. Every request is
-/// recorded. Call `shutdown()` when done (it also stops by itself; see `TestHTTPServer`).
+/// replies in SUSI's real JSON shapes, `/aaa/login.json` logs in one account (and answers
+/// `checkLogin` and `logout`), `/cms/getGroups.json` and `/cms/getSkillList.json` list a small
+/// skill store, or answer `catalogFailure` when set. Every request is recorded. Call `shutdown()` when done (it also stops by itself; see `TestHTTPServer`).
 public final class SUSITestServer: Sendable {
     /// What `/susi/chat.json` answers.
     public indirect enum Reply: Sendable {
@@ -63,6 +64,9 @@ public final class SUSITestServer: Sendable {
             switch request.path {
             case "/susi/chat.json": SUSITestServer.respond(to: request, with: script.next())
             case "/aaa/login.json": SUSITestServer.login(request, account: account)
+            case "/aaa/changepassword.json": SUSITestServer.changePassword(request, account: account)
+            case "/cms/getGroups.json", "/cms/getSkillList.json":
+                script.catalogFailure.map { SUSITestServer.respond(to: request, with: $0) } ?? SUSITestServer.catalog(request)
             default: SUSITestServer.htmlPage(status: 404, message: "Not Found")
             }
         }
@@ -73,6 +77,12 @@ public final class SUSITestServer: Sendable {
 
     /// Queues replies for the next chat requests, in order.
     public func enqueue(_ replies: Reply...) { script.enqueue(replies) }
+
+    /// What the skill endpoints answer instead of the skill store, e.g. `.htmlError(status: 500)`; nil: the store.
+    public var catalogFailure: Reply? {
+        get { script.catalogFailure }
+        set { script.catalogFailure = newValue }
+    }
 
     /// Every request received so far, in arrival order.
     public var requests: [TestHTTPRequest] { http.requests }
@@ -169,7 +179,7 @@ public final class SUSITestServer: Sendable {
              "answer_date": "\(iso8601(now.addingTimeInterval(0.004)))", "answer_time": 4,
              "language": "en", "session": {"identity": \(identity)}}
             """
-        return TestHTTPResponse(status: 200, contentType: "application/json; charset=utf-8", body: body)
+        return jsonResponse(body)
     }
 
     private static func answer(data: String, count: Int, actions: [String]) -> String {
@@ -184,16 +194,85 @@ public final class SUSITestServer: Sendable {
         #"{"type": "answer", "language": "en", "expression": \#(json(expression))}"#
     }
 
+    /// The skill store: two groups, three skills with the metadata fields susi_server sends
+    /// (`skills` keyed by skill tag; one skill with `skill_name` and `examples` null).
+    public static let skillStore: [(group: String, tag: String, name: String?, author: String, description: String, examples: [String]?)] = [
+        ("Knowledge", "aboutsusi", "About SUSI", "FOSSASIA", "Tells you who SUSI is.", ["Who are you?", "What is SUSI?"]),
+        ("Knowledge", "wikipedia", "Wikipedia", "Jane Doe", "Looks things up on Wikipedia.", ["What is a lighthouse?"]),
+        ("Food and Drink", "recipes", nil, "Chef Bot", "Finds a recipe for a dish.", nil),
+    ]
+
+    private static func catalog(_ request: TestHTTPRequest) -> TestHTTPResponse {
+        let language = request.query("language") ?? "en"
+        let body: String
+        if request.path == "/cms/getGroups.json" {
+            let groups = Set(skillStore.map(\.group)).map(json)
+            body = #"{"accepted": true, "groups": [\#(groups.joined(separator: ", "))], "message": "Success: Fetched group list"}"#
+        } else {
+            let group = request.query("group") ?? "All"
+            let skills = skillStore.filter { group == "All" || $0.group == group }.map { skill in
+                """
+                \(json(skill.tag)): {"model": "general", "group": \(json(skill.group)), "language": \(json(language)),
+                 "skill_name": \(skill.name.map(json) ?? "null"), "skill_tag": \(json(skill.tag)),
+                 "descriptions": \(json(skill.description)), "author": \(json(skill.author)), "image": "images/\(skill.tag).png",
+                 "examples": \(skill.examples.map { "[" + $0.map(json).joined(separator: ", ") + "]" } ?? "null"),
+                 "dynamic_content": false, "staffPick": false, "systemSkill": false, "usage_count": 3,
+                 "skill_rating": {"positive": "2", "negative": "0", "feedback_count": 1, "bookmark_count": 0,
+                   "stars": {"one_star": 0, "two_star": 0, "three_star": 0, "four_star": 1, "five_star": 1, "avg_star": 4.5, "total_star": 2}}}
+                """
+            }
+            body = """
+                {"accepted": true, "message": "Success: Fetched skill list", "model": "general", "group": \(json(group)),
+                 "language": \(json(language)), "skills": {\(skills.joined(separator: ",\n"))},
+                 "session": {"identity": {"type": "host", "name": "127.0.0.1_4f3c2a1b", "anonymous": true}}}
+                """
+        }
+        return jsonResponse(body)
+    }
+
+    /// As susi_server's LoginService: `logout` needs a token (401 without) and only ends the HTTP
+    /// session; `checkLogin` with an unknown or expired token is anonymous, so `loggedIn: false`;
+    /// an unknown user is 401 and a wrong password 422.
     private static func login(_ request: TestHTTPRequest, account: Account?) -> TestHTTPResponse {
-        guard let account, request.query("login") == account.login, request.query("password") == account.password,
-              request.query("type") == "access-token"
-        else { return htmlPage(status: 401, message: "Invalid credentials") }
+        let token = request.query("access_token")
+        if request.query("logout") == "true" {
+            guard token != nil else { return htmlPage(status: 401, message: "Unauthorized") }
+            return jsonResponse(#"{"accepted": true, "message": "Logout successful"}"#)
+        }
+        if request.query("checkLogin") == "true" {
+            let loggedIn = token != nil && token == account?.token
+            return jsonResponse(#"{"loggedIn": \#(loggedIn), "accepted": \#(loggedIn), "message": "\#(loggedIn ? "You are logged in as \(account!.login)" : "Not logged in")"}"#)
+        }
+        guard let account, request.query("login") == account.login else { return htmlPage(status: 401, message: "Invalid credentials") }
+        guard request.query("password") == account.password, request.query("type") == "access-token"
+        else { return htmlPage(status: 422, message: "Invalid credentials") }
         let body = """
             {"accepted": true, "valid_seconds": \(account.validSeconds), "access_token": \(json(account.token)),
              "message": "You are logged in as \(account.login)",
              "session": {"identity": {"type": "email", "name": \(json(account.login)), "anonymous": false}}}
             """
-        return TestHTTPResponse(status: 200, contentType: "application/json; charset=utf-8", body: body)
+        return jsonResponse(body)
+    }
+
+    /// As susi_server's PasswordChangeService with the captcha off: a USER call (401 without the
+    /// account's token), 500 for an unknown e-mail, 422 for a wrong current password, a soft
+    /// failure when nothing changes. (The account keeps its password: tests change it once.)
+    private static func changePassword(_ request: TestHTTPRequest, account: Account?) -> TestHTTPResponse {
+        guard let account, request.query("access_token") == account.token else {
+            return htmlPage(status: 401, message: "Base user role not sufficient. Your base user role is 'ANONYMOUS', your user role is 'anonymous'")
+        }
+        guard request.query("changepassword") == account.login else {
+            return htmlPage(status: 500, message: "java.lang.NullPointerException")
+        }
+        guard request.query("password") == account.password else { return htmlPage(status: 422, message: "Invalid credentials") }
+        if request.query("newpassword") == account.password {
+            return jsonResponse(#"{"accepted": false, "message": "Your current password matches new password."}"#)
+        }
+        return jsonResponse(#"{"accepted": true, "message": "Your password has been changed!"}"#)
+    }
+
+    private static func jsonResponse(_ body: String) -> TestHTTPResponse {
+        TestHTTPResponse(status: 200, contentType: "application/json; charset=utf-8", body: body)
     }
 
     /// A Jetty-style error page, as susi_server sends for 4xx/5xx.
@@ -227,6 +306,12 @@ public final class SUSITestServer: Sendable {
         private let lock = NSLock()
         private var queue: [Reply] = []
         private let fallback: Reply
+        private var failure: Reply?
+
+        var catalogFailure: Reply? {
+            get { lock.withLock { failure } }
+            set { lock.withLock { failure = newValue } }
+        }
 
         init(fallback: Reply) { self.fallback = fallback }
 

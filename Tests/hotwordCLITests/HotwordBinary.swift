@@ -22,19 +22,27 @@ enum HotwordBinary {
 
     /// Runs `hotword arguments…` (or another `executable`) to completion (killed after
     /// `timeout`) and collects its output. Waits without blocking a thread of the shared test pool.
-    static func run(_ arguments: [String], executable: URL = url, timeout: Duration = .seconds(60)) async throws -> Result {
+    /// `input`, when given, is its standard input (a pipe, then closed); otherwise it inherits ours.
+    static func run(_ arguments: [String], executable: URL = url, input: String? = nil,
+                    timeout: Duration = .seconds(60)) async throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
+        let stdin = input.map { _ in Pipe() }
+        if let stdin { process.standardInput = stdin }
         let (exit, exited) = AsyncStream<Int32>.makeStream()
         process.terminationHandler = {
             exited.yield($0.terminationStatus)
             exited.finish()
         }
         try process.run()
+        if let stdin, let input {
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+        }
         // Read both pipes while the process runs so neither can fill up and block it.
         let stdout = PipeReader(output.fileHandleForReading)
         let stderr = PipeReader(errors.fileHandleForReading)

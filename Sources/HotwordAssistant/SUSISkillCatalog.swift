@@ -1,0 +1,88 @@
+import Foundation
+
+/// SUSI's skill groups and skill lists, kept for `maxAge` in `cacheFolder` so a voice device can
+/// list them offline and without a round trip. A cached list older than that is still used when
+/// the server cannot be asked; `Listing.source` says which happened.
+public struct SUSISkillCatalog: Sendable {
+    /// Where a listing came from.
+    public enum Source: Sendable, Equatable {
+        case server
+        /// Cached at `fetched`, within `maxAge`.
+        case cache(fetched: Date)
+        /// Cached at `fetched` and used because asking the server failed with `error`.
+        case staleCache(fetched: Date, error: SUSIError)
+    }
+
+    public struct Listing<Value: Sendable>: Sendable {
+        public var value: Value
+        public var source: Source
+    }
+
+    public let client: SUSIClient
+    public let cacheFolder: URL
+    public var maxAge: TimeInterval
+
+    public init(client: SUSIClient, cacheFolder: URL, maxAge: TimeInterval = 24 * 3600) {
+        self.client = client
+        self.cacheFolder = cacheFolder
+        self.maxAge = maxAge
+    }
+
+    /// The cache lives next to the SUSI token: in the service's state directory, or the user's cache folder.
+    public static func defaultCacheFolder(tokenFile: URL) -> URL {
+        tokenFile.deletingLastPathComponent().appendingPathComponent("susi-skills")
+    }
+
+    /// The group names of the `general` model.
+    public func groups(now: Date = Date()) async throws(SUSIError) -> Listing<[String]> {
+        try await listing("cms/getGroups.json", query: [], now: now, parse: SUSISkillParsing.groups)
+    }
+
+    /// The skills of `group` (nil: all groups) in the client's language.
+    public func skills(group: String?, now: Date = Date()) async throws(SUSIError) -> Listing<[SUSISkill]> {
+        let language = client.configuration.language
+        return try await listing("cms/getSkillList.json",
+                                 query: [HTTPField("group", group ?? "All"), HTTPField("language", language)],
+                                 now: now, parse: SUSISkillParsing.skills)
+    }
+
+    private func listing<Value>(_ path: String, query: [HTTPField], now: Date,
+                                parse: (Data, String) throws(SUSIError) -> Value) async throws(SUSIError) -> Listing<Value> {
+        let request = HTTPRequest.get(client.configuration.endpoint(path), query: query,
+                                      headers: client.configuration.headers)
+        let file = cacheFile(for: request.redactedURL)
+        let cached = Self.read(file)
+        if let cached, now.timeIntervalSince(cached.fetched) < maxAge,
+           let value = try? parse(cached.body, request.redactedURL) {
+            return Listing(value: value, source: .cache(fetched: cached.fetched))
+        }
+        do {
+            let response = try await client.send(request)
+            let value = try parse(response.body, response.url)
+            // Only a reply that parsed is kept: a broken one would otherwise hide the server's next good one.
+            try? FileManager.default.createDirectory(at: cacheFolder, withIntermediateDirectories: true,
+                                                     attributes: [.posixPermissions: 0o700])
+            try? response.body.write(to: file, options: .atomic)
+            return Listing(value: value, source: .server)
+        } catch .http(let error, let attempts) {
+            guard let cached, let value = try? parse(cached.body, request.redactedURL) else {
+                throw .http(error, attempts: attempts)
+            }
+            return Listing(value: value, source: .staleCache(fetched: cached.fetched, error: .http(error, attempts: attempts)))
+        }
+    }
+
+    /// One file per URL (server, endpoint, group and language), named so it stays a single path component.
+    private func cacheFile(for url: String) -> URL {
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-_."))
+        let name = String(url.unicodeScalars.map { allowed.contains($0) ? Character($0) : "_" })
+        return cacheFolder.appendingPathComponent(name + ".json")
+    }
+
+    private static func read(_ file: URL) -> (body: Data, fetched: Date)? {
+        guard let body = try? Data(contentsOf: file),
+              let fetched = try? FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date
+        else { return nil }
+        return (body, fetched)
+    }
+}

@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import HotwordAssistant
+
+/// `hotword logout`: forgets the SUSI token here and tells the server.
+struct LogoutCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "logout",
+        abstract: "Forget the SUSI.AI access token and log out on the server.",
+        discussion: """
+            The token file is removed even when the server cannot be reached. SUSI cannot revoke a \
+            token: its logout ends only the server's session, so a copy of the token made elsewhere \
+            keeps working until it expires.
+            """)
+
+    @OptionGroup var susi: SUSIOptions
+
+    func run() async throws {
+        let settings = try susi.settings()
+        let outcome: SUSILogout
+        do {
+            outcome = try await susi.client(settings).logOut(tokenFile: settings.susiLogin.tokenFile)
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        switch outcome {
+        case .notLoggedIn:
+            print("Not logged in.")
+        case .loggedOut(let login, .success(let message)):
+            print("Logged out \(login) (server: \(message)).")
+        case .loggedOut(let login, .failure(let error)):
+            print("Logged out \(login) here.")
+            FileHandle.standardError.write(Data("(the server was not told: \(error))\n".utf8))
+        }
+    }
+}
