@@ -64,10 +64,11 @@ public struct EvaluationStream: Sendable {
         var names: [String] = []
         for source in speechSources + noiseAlone.map(\.source) where !names.contains(source) { names.append(source) }
         let index = { (source: String) in names.firstIndex(of: source)! }
+        let negativeLabels = labels(negativeNames, of: negatives, "negative")
         var builder = Builder(
             keywords: zip(positives.map(Self.levelled), labels(positiveNames, of: positives, "keyword")).map { (clip: $0, name: $1) },
             negatives: negatives.indices.map { i in
-                (clip: Self.levelled(negatives[i]), name: labels(negativeNames, of: negatives, "negative")[i], source: index(speechSources[i]))
+                (clip: Self.levelled(negatives[i]), name: negativeLabels[i], source: index(speechSources[i]))
             },
             noise: noise.map { Mixing.normalise($0, toRMS: 1) },
             noiseAlone: noiseAlone.flatMap { set in
