@@ -132,7 +132,7 @@ final class Augmenter {
     /// looped), augmented like speech: at a speech level, in a room, with more noise, through a
     /// channel. A negative: nobody said anything.
     func noiseWindow(from recordings: [[Float]], using rng: inout SeededRandom) -> [Float]? {
-        guard let recording = recordings.filter({ !$0.isEmpty }).randomElement(using: &rng) else { return nil }
+        guard let recording = recordings.randomElement(using: &rng), !recording.isEmpty else { return nil }
         let start = Int.random(in: 0..<recording.count, using: &rng)
         var audio = (0..<playedSamples).map { recording[(start + $0) % recording.count] }
         augment(&audio, speech: 0..<audio.count, using: &rng)

@@ -68,7 +68,7 @@ struct TrainingData: Sendable {
             let pieces = (0..<musicPieces).map { _ in
                 Mixing.normalise(GeneratedNoise.music(samples: musicSeconds * options.frontend.sampleRate, sampleRate: options.frontend.sampleRate, using: &rng), toRMS: 0.05)
             }
-            data.noiseAlone = data.sources.noise + pieces
+            data.noiseAlone = (data.sources.noise + pieces).filter { !$0.isEmpty }
             report(.status("noise alone: \(data.sources.noise.count) noise recordings and \(musicPieces) pieces of generated music, \(options.noiseAloneWindows) windows a pool"))
         }
 
