@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "HotwordCore", targets: ["HotwordCore"]),
         // For the fuzz targets in Fuzz/, a separate package that depends on this one by path.
         .library(name: "HotwordAudio", targets: ["HotwordAudio"]),
+        .library(name: "HotwordText", targets: ["HotwordText"]),
         .library(name: "HotwordAssistant", targets: ["HotwordAssistant"]),
         .library(name: "HotwordWyoming", targets: ["HotwordWyoming"]),
     ],
@@ -55,14 +56,18 @@ let package = Package(
         // The Wyoming protocol (Home Assistant, Rhasspy): event framing, per-connection wake-word
         // sessions (pure: events in, events out), and a thin POSIX socket server.
         .target(name: "HotwordWyoming", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", logging]),
-        // The voice assistant: listen loop, speech to text, SUSI client, text to speech, configuration.
+        // Text formats read and written by hand: TOML (hotword.toml) and JSON string literals. No C
+        // library and no other module, so the configuration fuzz target links it alone.
+        .target(name: "HotwordText"),
+        // The voice assistant, a folder per concern: listen loop, conversation, sound output, speech
+        // to text, text to speech, the engines both use, configuration, systemd service; SUSI client.
         .target(name: "HotwordAssistant", dependencies: [
-            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "CCurl", "CPocketSphinx", "CEspeakNG", "CMalloc",
+            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "HotwordText", "CCurl", "CPocketSphinx", "CEspeakNG", "CMalloc",
             atomics, logging,
         ]),
         // The command-line tool: thin commands over the modules above.
         .executableTarget(name: "hotword", dependencies: [
-            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTraining", "HotwordAssistant", "HotwordWyoming",
+            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTraining", "HotwordAssistant", "HotwordWyoming", "HotwordText",
             .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
         ]),
 
@@ -71,7 +76,7 @@ let package = Package(
         .testTarget(name: "HotwordCoreTests", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAudioTests", dependencies: ["HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordTestSupport"]),
-        .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordAudio", "HotwordWyoming", "HotwordTestSupport",
+        .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordAudio", "HotwordWyoming", "HotwordText", "HotwordTestSupport",
                                                            atomics, logging]),
         .testTarget(name: "HotwordWyomingTests", dependencies: ["HotwordWyoming", "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "hotwordCLITests", dependencies: ["hotword", "HotwordCore", "HotwordAudio", "HotwordModels", "HotwordTestSupport"]),

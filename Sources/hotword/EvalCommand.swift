@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
-import HotwordAssistant
 import HotwordAudio
 import HotwordCore
 import HotwordModels
+import HotwordText
 import HotwordTraining
 
 /// Options shared by `eval` and `tune`: which data makes the test stream.

@@ -1,5 +1,6 @@
 import Foundation
 @testable import HotwordAssistant
+import HotwordText
 import Testing
 
 @Suite("Assistant parts")

@@ -1,4 +1,4 @@
-@testable import HotwordAssistant
+@testable import HotwordText
 import Testing
 
 @Suite("TOML parser")

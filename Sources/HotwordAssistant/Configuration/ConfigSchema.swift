@@ -1,5 +1,6 @@
 import Foundation
 import HotwordCore
+import HotwordText
 import HotwordWyoming
 
 /// Every table and key `hotword.toml` may hold, what each accepts, and where it goes in
@@ -32,7 +33,7 @@ enum ConfigSchema {
 
     static func section(at path: [String]) -> Section? {
         // Keyword tables have the keyword as their name: wake.keywords."hey susi".
-        let pattern = path.count == 3 && path[0] == "wake" && path[1] == "keywords" ? "wake.keywords.*" : dotted(path)
+        let pattern = path.count == 3 && path[0] == "wake" && path[1] == "keywords" ? "wake.keywords.*" : TOMLDocument.dotted(path)
         return sections[pattern]
     }
 
@@ -246,14 +247,6 @@ enum ConfigSchema {
     }
 
     // MARK: Names and values in messages
-
-    /// `wake.keywords."hey susi".sensitivity`: components quoted where a bare key could not be.
-    static func dotted(_ path: [String]) -> String {
-        path.map { component in
-            component.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") } && !component.isEmpty
-                ? component : "\"\(component)\""
-        }.joined(separator: ".")
-    }
 
     /// A list of strings as it would be written in TOML.
     static func render(_ strings: [String]) -> String {

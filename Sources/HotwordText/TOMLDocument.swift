@@ -4,12 +4,12 @@
 /// Our own parser rather than a library: the TOML library used before (TOMLKit, over toml++)
 /// aborted on a typo as small as `[!]` (an assertion inside toml++), leaked every parsed
 /// document, and kept no source positions for keys.
-struct TOMLDocument {
-    let root: TOMLTable
+public struct TOMLDocument {
+    public let root: TOMLTable
     private let keyLines: [[String]: Int]
 
     /// Parses UTF-8 TOML text; throws the first syntax error, with its line and column.
-    init(_ text: String) throws(TOMLSyntaxError) {
+    public init(_ text: String) throws(TOMLSyntaxError) {
         var parser = TOMLParser(Array(text.utf8))
         (root, keyLines) = try parser.parseDocument()
     }
@@ -17,26 +17,34 @@ struct TOMLDocument {
     /// The 1-based line a key path is first written on: a `[table]` header, a (dotted) key, or
     /// a key of an inline table (`["wake", "keywords", "hey susi", "sensitivity"]`). Arrays of
     /// tables have no index in the path.
-    func line(of path: [String]) -> Int? {
+    public func line(of path: [String]) -> Int? {
         keyLines[path]
+    }
+
+    /// `wake.keywords."hey susi".sensitivity`: components quoted where a bare key could not be.
+    public static func dotted(_ path: [String]) -> String {
+        path.map { component in
+            component.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") } && !component.isEmpty
+                ? component : "\"\(component)\""
+        }.joined(separator: ".")
     }
 }
 
 /// A TOML table: its keys in the order they were written.
-struct TOMLTable: Equatable, Sendable {
-    var entries: [(key: String, value: TOMLValue)]
+public struct TOMLTable: Equatable, Sendable {
+    public var entries: [(key: String, value: TOMLValue)]
 
-    subscript(key: String) -> TOMLValue? {
+    public subscript(key: String) -> TOMLValue? {
         entries.first { $0.key == key }?.value
     }
 
-    static func == (a: TOMLTable, b: TOMLTable) -> Bool {
+    public static func == (a: TOMLTable, b: TOMLTable) -> Bool {
         a.entries.elementsEqual(b.entries) { $0.key == $1.key && $0.value == $1.value }
     }
 }
 
 /// One TOML value.
-enum TOMLValue: Equatable, Sendable {
+public enum TOMLValue: Equatable, Sendable {
     case string(String)
     case integer(Int)
     case float(Double)
@@ -46,15 +54,15 @@ enum TOMLValue: Equatable, Sendable {
     case array([TOMLValue])
     case table(TOMLTable)
 
-    var string: String? { if case .string(let text) = self { text } else { nil } }
-    var int: Int? { if case .integer(let number) = self { number } else { nil } }
-    var double: Double? { if case .float(let number) = self { number } else { nil } }
-    var bool: Bool? { if case .boolean(let flag) = self { flag } else { nil } }
-    var array: [TOMLValue]? { if case .array(let values) = self { values } else { nil } }
-    var table: TOMLTable? { if case .table(let table) = self { table } else { nil } }
+    public var string: String? { if case .string(let text) = self { text } else { nil } }
+    public var int: Int? { if case .integer(let number) = self { number } else { nil } }
+    public var double: Double? { if case .float(let number) = self { number } else { nil } }
+    public var bool: Bool? { if case .boolean(let flag) = self { flag } else { nil } }
+    public var array: [TOMLValue]? { if case .array(let values) = self { values } else { nil } }
+    public var table: TOMLTable? { if case .table(let table) = self { table } else { nil } }
 
     /// The value as it could be written in TOML (tables abbreviated).
-    var tomlText: String {
+    public var tomlText: String {
         switch self {
         case .string(let text): JSONText.quoted(text)
         case .integer(let number): String(number)
@@ -69,11 +77,11 @@ enum TOMLValue: Equatable, Sendable {
 }
 
 /// Where and why a text is not valid TOML.
-struct TOMLSyntaxError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct TOMLSyntaxError: Error, Equatable, Sendable, CustomStringConvertible {
     /// 1-based line and column (in characters).
-    let line: Int
-    let column: Int
-    let message: String
+    public let line: Int
+    public let column: Int
+    public let message: String
 
-    var description: String { "line \(line), column \(column): \(message)" }
+    public var description: String { "line \(line), column \(column): \(message)" }
 }

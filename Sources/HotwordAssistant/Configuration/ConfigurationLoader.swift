@@ -1,6 +1,7 @@
 import Foundation
 import HotwordCore
 import HotwordModels
+import HotwordText
 
 /// Where `hotword run` looks for its configuration.
 public enum ConfigurationFiles {
@@ -107,7 +108,7 @@ public enum ConfigurationLoader {
                 let keyPath = path + [name]
                 if section?.subsection(named: name) != nil {
                     guard let child = value.table else {
-                        invalid(keyPath, value: value, expected: "a table ([\(ConfigSchema.dotted(keyPath))])")
+                        invalid(keyPath, value: value, expected: "a table ([\(TOMLDocument.dotted(keyPath))])")
                         continue
                     }
                     walk(child, path: keyPath, into: &configuration)
@@ -117,7 +118,7 @@ public enum ConfigurationLoader {
                     }
                 } else {
                     let known = (section?.keys.map(\.name) ?? []) + (section?.subsections ?? []).filter { $0 != "*" }
-                    errors.append(.unknownKey(file: file, line: lines.line(of: keyPath), key: ConfigSchema.dotted(keyPath),
+                    errors.append(.unknownKey(file: file, line: lines.line(of: keyPath), key: TOMLDocument.dotted(keyPath),
                                               suggestion: ConfigSchema.closest(to: name, in: known)))
                 }
             }
@@ -163,7 +164,7 @@ public enum ConfigurationLoader {
             let line = lines.line(of: path)
             let reported = line == nil ? (fallback ?? path) : path
             errors.append(.invalidValue(file: file, line: line ?? fallback.flatMap { lines.line(of: $0) },
-                                        key: ConfigSchema.dotted(reported), value: value, expected: expected))
+                                        key: TOMLDocument.dotted(reported), value: value, expected: expected))
         }
     }
 }

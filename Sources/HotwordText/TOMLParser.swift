@@ -426,7 +426,7 @@ struct TOMLParser {
     }
 
     private static func dotted<Keys: Sequence<String>>(_ keys: Keys) -> String {
-        ConfigSchema.dotted(Array(keys))
+        TOMLDocument.dotted(Array(keys))
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
