@@ -17,8 +17,9 @@ let package = Package(
         .executableTarget(name: "FuzzModelFile", dependencies: ["FuzzSupport", "CLibFuzzer", .product(name: "HotwordCore", package: "hotword")]),
         // Audio file bytes → 16 kHz mono samples (AudioFileReader via libsndfile and libsamplerate).
         .executableTarget(name: "FuzzAudioFile", dependencies: ["FuzzSupport", .product(name: "HotwordAudio", package: "hotword")]),
-        // hotword.toml text → AssistantConfiguration or ConfigErrors (ConfigurationLoader and its TOML parser).
-        .executableTarget(name: "FuzzConfiguration", dependencies: ["FuzzSupport", .product(name: "HotwordAssistant", package: "hotword")]),
+        // hotword.toml text → TOMLDocument or a TOMLSyntaxError; values written back as TOML read back.
+        // Links HotwordText alone (no C library).
+        .executableTarget(name: "FuzzConfiguration", dependencies: ["FuzzSupport", .product(name: "HotwordText", package: "hotword")]),
         // A /susi/chat.json body → SUSIReply or SUSIError, then the steps that present it (SUSIRenderer).
         .executableTarget(name: "FuzzSUSIReply", dependencies: ["FuzzSupport", .product(name: "HotwordAssistant", package: "hotword")]),
         // Bytes on a Wyoming connection → events (WyomingEventParser) → a wake-word session's replies.
