@@ -15,7 +15,7 @@ let atomics = Target.Dependency.product(name: "Atomics", package: "swift-atomics
 
 let package = Package(
     name: "hotword",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "hotword", targets: ["hotword"]),
         .library(name: "HotwordCore", targets: ["HotwordCore"]),
@@ -43,13 +43,14 @@ let package = Package(
         // glibc's allocator settings (part of libc: no package).
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
 
-        // Features, model, detector: pure computation, no I/O.
+        // Features, model, detector, and hearing (detector, voice activity and utterances over a
+        // stream of sample positions): pure computation, no I/O.
         .target(name: "HotwordCore", dependencies: ["CFFTW"]),
         // Model files: load, save atomically, find the bundled models by name.
         .target(name: "HotwordModels", dependencies: ["HotwordCore"]),
         // Audio in and out: files, resampling, ring buffer, ALSA.
         .target(name: "HotwordAudio", dependencies: [
-            "CALSA", "CSndFile", "CSampleRate", atomics, logging,
+            "HotwordCore", "CALSA", "CSndFile", "CSampleRate", atomics, logging,
         ]),
         // Data synthesis, augmentation, training, evaluation and tuning.
         .target(name: "HotwordTraining", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "CBLAS", logging]),
@@ -72,9 +73,9 @@ let package = Package(
         ]),
 
         // Shared by the test targets: paths to ../shared, temporary folders, ALSA file-plugin devices.
-        .target(name: "HotwordTestSupport", dependencies: ["HotwordCore"], path: "Tests/HotwordTestSupport"),
+        .target(name: "HotwordTestSupport", dependencies: ["HotwordCore", "HotwordAudio"], path: "Tests/HotwordTestSupport"),
         .testTarget(name: "HotwordCoreTests", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"]),
-        .testTarget(name: "HotwordAudioTests", dependencies: ["HotwordAudio", "HotwordTestSupport"]),
+        .testTarget(name: "HotwordAudioTests", dependencies: ["HotwordAudio", "HotwordCore", "HotwordTestSupport"]),
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordAudio", "HotwordWyoming", "HotwordText", "HotwordTestSupport",
                                                            atomics, logging]),

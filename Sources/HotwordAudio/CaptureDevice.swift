@@ -42,7 +42,7 @@ public struct CaptureConfiguration: Sendable, Equatable {
 /// thread ends a blocked `read` promptly.
 ///
 /// One thread reads; any thread may call `close()` or look at `stats`.
-public final class CaptureDevice: @unchecked Sendable {  // ALSA state is only touched under `ioLock`
+public final class CaptureDevice: AudioSource, @unchecked Sendable {  // ALSA state is only touched under `ioLock`
     /// The rate of the samples `read` delivers.
     public static let outputSampleRate = 16_000
 

@@ -1,4 +1,5 @@
 import Atomics
+import HotwordCore
 
 /// A lock-free single-producer / single-consumer ring of audio samples.
 ///
@@ -19,21 +20,9 @@ import Atomics
 /// float loads whose values are never used.
 ///
 /// Memory is allocated once in `init`; `write`, `read` and `readLast` allocate nothing.
-public final class SampleRing: @unchecked Sendable {
+public final class SampleRing: RecentAudio, @unchecked Sendable {
     // @unchecked: the storage is shared by the producer and readers; the atomic positions below
     // decide who may trust which slots (see the type's documentation).
-
-    /// A run of consecutive samples copied out of the ring: positions `start ..< start + count`,
-    /// placed at the beginning of the caller's buffer.
-    public struct Chunk: Sendable, Equatable {
-        public let start: UInt64
-        public let count: Int
-        public init(start: UInt64, count: Int) {
-            self.start = start
-            self.count = count
-        }
-        public var end: UInt64 { start + UInt64(count) }
-    }
 
     /// Number of samples the ring holds: a power of two, so a position maps to a slot with a mask.
     public let capacity: Int
@@ -98,9 +87,9 @@ public final class SampleRing: @unchecked Sendable {
 
     /// Copies the oldest unread samples (at most `buffer.count`) to the start of `buffer` and
     /// advances the read position. If the producer has lapped the consumer, the lost samples are
-    /// skipped and counted in `totalDropped`; the returned chunk then starts later than the
-    /// previous one ended. A chunk with `count == 0` means nothing new has been written.
-    public func read(into buffer: UnsafeMutableBufferPointer<Float>) -> Chunk {
+    /// skipped and counted in `totalDropped`; the returned span then starts later than the
+    /// previous one ended. A span with `count == 0` means nothing new has been written.
+    public func read(into buffer: UnsafeMutableBufferPointer<Float>) -> SampleSpan {
         let available = written.load(ordering: .acquiring)
         var position = consumed.load(ordering: .relaxed)  // only this thread changes it
         var lost: UInt64 = 0
@@ -119,9 +108,9 @@ public final class SampleRing: @unchecked Sendable {
     /// Copies the last `count` samples before `position` (clamped to what has been written) that
     /// are still intact to the start of `buffer`, at most `buffer.count`. For pre-roll: the audio
     /// leading up to a detection. Fewer samples come back when older ones were overwritten or
-    /// never existed; the chunk always ends at the clamped position unless none are left.
+    /// never existed; the span always ends at the clamped position unless none are left.
     /// Moves neither the read position nor the drop count, and may be called from any thread.
-    public func readLast(_ count: Int, endingAt position: UInt64, into buffer: UnsafeMutableBufferPointer<Float>) -> Chunk {
+    public func readLast(_ count: Int, endingAt position: UInt64, into buffer: UnsafeMutableBufferPointer<Float>) -> SampleSpan {
         let end = min(position, written.load(ordering: .acquiring))
         let wanted = UInt64(max(0, min(count, buffer.count)))
         let oldestKept = end > UInt64(capacity) ? end - UInt64(capacity) : 0
@@ -140,8 +129,8 @@ public final class SampleRing: @unchecked Sendable {
 
     /// Copies positions `start ..< start + count` (all ≤ `written`), then drops from the front
     /// whatever the producer may have overwritten meanwhile and moves the rest to the buffer start.
-    private func copyOutValidated(from start: UInt64, count: Int, into buffer: UnsafeMutableBufferPointer<Float>) -> Chunk {
-        guard count > 0, let target = buffer.baseAddress else { return Chunk(start: start, count: 0) }
+    private func copyOutValidated(from start: UInt64, count: Int, into buffer: UnsafeMutableBufferPointer<Float>) -> SampleSpan {
+        guard count > 0, let target = buffer.baseAddress else { return SampleSpan(start: start, count: 0) }
         let slot = Int(start & mask)
         let first = min(count, capacity - slot)
         target.update(from: storage + slot, count: first)
@@ -156,6 +145,6 @@ public final class SampleRing: @unchecked Sendable {
             UnsafeMutableRawPointer(target).copyMemory(  // memmove: the ranges overlap
                 from: target + overwritten, byteCount: (count - overwritten) * MemoryLayout<Float>.stride)
         }
-        return Chunk(start: start + UInt64(overwritten), count: count - overwritten)
+        return SampleSpan(start: start + UInt64(overwritten), count: count - overwritten)
     }
 }

@@ -150,7 +150,7 @@ public final class WyomingSession {
 
     private func listen(to samples: [Float]) -> [WyomingEvent] {
         guard !samples.isEmpty, stream != nil else { return [] }
-        let found = currentDetector().process(samples).detections
+        let found = currentDetector().process(samples)
         stream!.detections += found.count
         let start = stream!.startMilliseconds ?? 0
         return found.map { detection in

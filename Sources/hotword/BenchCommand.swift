@@ -62,7 +62,7 @@ struct BenchCommand: ParsableCommand {
         let spotter = try detector.makeDetector(models)
         var detections = 0
         let detectorSeconds = cpuSeconds {
-            feedChunks { piece in detections += spotter.process(piece).detections.count }
+            feedChunks { piece in detections += spotter.process(piece).count }
         }
 
         let macs = models.reduce(0) { $0 + $1.multiplyAddsPerSecond }

@@ -51,7 +51,7 @@ struct DetectCommand: ParsableCommand {
         let stream = try AudioFileStream(URL(fileURLWithPath: file))
         var block: [Float] = []
         while try stream.read(into: &block) {
-            for detection in spotter.process(block).detections {
+            for detection in spotter.process(block) {
                 print(json ? DetectionLine(file: file, detection).json : DetectionLine(file: file, detection).text)
             }
         }

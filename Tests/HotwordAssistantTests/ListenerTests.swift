@@ -1,57 +1,153 @@
 import Foundation
 @testable import HotwordAssistant
 import HotwordAudio
-import HotwordModels
+import HotwordCore
 import HotwordTestSupport
+import Synchronization
 import Testing
 
-/// The listener thread against a real ALSA microphone (the file plugin reading a paced FIFO).
+/// The listener's two threads fed from arrays (`QueuedAudio`): its watchdog pings, and new
+/// settings taken up mid-stream. What it hears is `HearingTests`' subject.
 @Suite("Listener")
 struct ListenerTests {
-    /// Events as the listener emits them, from its thread.
-    private final class EventLog: @unchecked Sendable {  // @unchecked: guarded by `lock`
-        private let lock = NSLock()
-        private var events: [ListenerEvent] = []
+    /// Events as the listener thread emits them.
+    final class EventLog: Sendable {
+        private let events = Mutex<[HearingEvent]>([])
 
-        /// Appends `event`; returns how many events there are now.
-        func append(_ event: ListenerEvent) -> Int { lock.withLock { events.append(event); return events.count } }
+        func append(_ event: HearingEvent) { events.withLock { $0.append(event) } }
 
-        var droppedSamples: [UInt64] {
-            lock.withLock { events.compactMap { if case .audioDropped(let samples) = $0 { samples } else { nil } } }
+        var wakes: [(keyword: String, position: UInt64)] {
+            events.withLock { $0.compactMap { if case .wake(let detection, let position) = $0 { (detection.keyword, position) } else { nil } } }
+        }
+
+        var utterances: Int {
+            events.withLock { $0.filter { if case .utterance = $0 { true } else { false } }.count }
+        }
+
+        /// Waits until `condition` holds (true) or ten seconds pass (false).
+        func wait(_ condition: () -> Bool) async -> Bool {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !condition() {
+                guard ContinuousClock.now < deadline else { return false }
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            return true
         }
     }
 
-    @Test func everyLostSampleIsReportedEvenWithoutALaterGap() async throws {
-        _ = ALSATestDevices.configPath
-        let folder = try TestPaths.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let microphone = try PacedMicrophone(folder: folder, speed: 4)
-        defer { microphone.close() }
-        microphone.say(ToneModels.signal(seconds: 3, tones: [(2, 1_000)]))
-        let model = folder.appendingPathComponent("beep.hwks")
-        try ModelStore.save(ToneModels.model(keyword: "beep", frequency: 1_000), to: model.path)
-        var configuration = AssistantConfiguration(clientVersion: "test")
-        configuration.wake.models = [model.path]
-        let capture = try CaptureDevice(CaptureConfiguration(device: microphone.deviceName))
-        // Half a second: a listener that stalls for one second (four seconds of audio) is lapped.
-        let ring = SampleRing(minimumCapacity: 8_000)
-        let events = EventLog()
-        let listener = Listener(
-            capture: capture, ring: ring, ownOutput: OwnOutputLog(capturePosition: { ring.totalWritten }),
-            settings: try ListenerSettings(configuration: configuration), watchdog: nil, lossReportInterval: .seconds(2)) { event in
-            // The wake word and the first report of lost audio each stall the listener, so it
-            // is lapped twice — the second time within the report interval, and never again.
-            if events.append(event) <= 2 { Thread.sleep(forTimeInterval: 1) }
+    struct Rig {
+        let folder: URL
+        let microphone = QueuedAudio()
+        let ring = SampleRing(minimumCapacity: 30 * AudioFormat.sampleRate)
+        let ownOutput: OwnOutputLog
+
+        init() throws {
+            folder = try TestPaths.temporaryDirectory()
+            ownOutput = OwnOutputLog(capturePosition: { [ring] in ring.totalWritten })
         }
+
+        /// Settings for tone keywords (name, frequency).
+        func settings(_ tones: [(String, Double)], _ configuration: AssistantConfiguration = AssistantConfiguration(clientVersion: "test"))
+            throws(AssistantError) -> ListenerSettings {
+            try ListenerSettings(models: tones.map { ToneModels.model(keyword: $0.0, frequency: $0.1) }, configuration: configuration,
+                                 ring: ring, ownOutput: ownOutput)
+        }
+
+        func listener(_ tones: [(String, Double)], watchdog: ServiceNotifier? = nil,
+                      emit: @escaping @Sendable (HearingEvent) -> Void) throws -> Listener {
+            Listener(source: microphone, periodFrames: 512, ring: ring, settings: try settings(tones), watchdog: watchdog, emit: emit)
+        }
+
+        func close() {
+            try? FileManager.default.removeItem(at: folder)
+        }
+    }
+
+    @Test func newSettingsWaitForTheQuestionToEndAndLoseNoAudio() async throws {
+        let rig = try Rig()
+        defer { rig.close() }
+        let log = EventLog()
+        let listener = try rig.listener([("beep", 1_000)]) { log.append($0) }
         listener.start()
-        let deadline = ContinuousClock.now + .seconds(8)
-        while events.droppedSamples.count < 2, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
+        // 1 kHz at 0.5 s, 2 kHz at 4 s and 1 kHz at 7.5 s, each with its question: one stream, so
+        // the detections are as far apart as the tones.
+        let stream = HearingTests.audio(10.5, wakes: [(0.5, 1_000), (4, 2_000), (7.5, 1_000)],
+                                        questions: [(1.3, 0.6), (4.8, 0.6), (8.3, 0.6)])
+        rig.microphone.say(Array(stream[..<HearingTests.samples(1.5)]))
+        let woken = await log.wait { !log.wakes.isEmpty }
+        // While its question is being recorded: the new models wait for its end.
+        try listener.replace { [rig] () throws(AssistantError) -> sending ListenerSettings in
+            try rig.settings([("beep", 1_000), ("boop", 2_000)])
         }
+        rig.microphone.say(Array(stream[HearingTests.samples(1.5)...]))
+        let heard = await log.wait { log.utterances == 3 }
         listener.stop()
 
-        #expect(events.droppedSamples.count == 2, "reports: \(events.droppedSamples)")
-        #expect(ring.totalDropped > 16_000)
-        #expect(events.droppedSamples.reduce(0, +) == ring.totalDropped)
+        #expect(woken && heard, "\(log.wakes)")
+        let found = log.wakes
+        #expect(found.map(\.keyword) == ["beep", "boop", "beep"], "\(found)")
+        #expect(log.utterances == 3)
+        #expect(rig.ring.totalDropped == 0)
+        if found.count == 3 {
+            for (index, seconds) in [(1, 3.5), (2, 7.0)] {
+                let apart = HearingTests.seconds(found[index].position - found[0].position)
+                #expect(abs(apart - seconds) <= 0.01, "wake \(index) came \(apart) s after the first, not \(seconds) s")
+            }
+        }
+    }
+
+    @Test func settingsThatDoNotBuildChangeNothing() async throws {
+        let rig = try Rig()
+        defer { rig.close() }
+        let log = EventLog()
+        let listener = try rig.listener([("beep", 1_000)]) { log.append($0) }
+        listener.start()
+        var configuration = AssistantConfiguration(clientVersion: "test")
+        configuration.wake.keywords["beep"] = KeywordSettings(sensitivity: 0.5, smoothingSeconds: 99)
+        #expect(throws: AssistantError.self) {
+            try listener.replace { [rig] () throws(AssistantError) -> sending ListenerSettings in
+                try rig.settings([("beep", 1_000), ("boop", 2_000)], configuration)
+            }
+        }
+        rig.microphone.say(HearingTests.oneQuestion)
+        let heard = await log.wait { log.utterances == 1 }
+        listener.stop()
+        #expect(heard && log.wakes.map(\.keyword) == ["beep"])
+    }
+
+    @Test func theListenerThreadPingsTheWatchdogAndStopsWhenItIsStuck() async throws {
+        let rig = try Rig()
+        defer { rig.close() }
+        let socket = try NotifySocket(path: rig.folder.appendingPathComponent("notify").path)
+        defer { socket.close() }
+        let notifier = try ServiceNotifier(socket: socket.address, watchdogInterval: .milliseconds(100))
+        let stuck = DispatchSemaphore(value: 0)
+        let woken = Atomic(false)
+        // The wake event is handled on the listener thread: holding it there is a stuck audio loop.
+        let listener = try rig.listener([("beep", 1_000)], watchdog: notifier) { event in
+            guard case .wake = event else { return }
+            woken.store(true, ordering: .relaxed)
+            stuck.wait()
+        }
+        listener.start()
+        func pings() -> [NotifySocket.Message] { socket.messages.filter { $0.text == "WATCHDOG=1" } }
+
+        // With no audio at all, as from a microphone being reopened, it pings.
+        let pinging = await socket.wait(timeout: .seconds(10)) { _ in pings().count >= 5 }
+        rig.microphone.say(ToneModels.signal(seconds: 1.5, tones: [(0.5, 1_000)]))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !woken.load(ordering: .relaxed), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        let wokeUp = woken.load(ordering: .relaxed)
+        try #require(wokeUp, "the tone woke nothing")
+        let stuckSince = ContinuousClock.now
+        try await Task.sleep(for: .milliseconds(600))
+        let pingsWhileStuck = pings().filter { $0.time > stuckSince + .milliseconds(20) }.count
+        stuck.signal()
+        let before = pings().count
+        let pingingAgain = await socket.wait(timeout: .seconds(10)) { _ in pings().count >= before + 3 }
+        listener.stop()
+
+        #expect(pinging && pingingAgain)
+        #expect(pingsWhileStuck == 0)
     }
 }

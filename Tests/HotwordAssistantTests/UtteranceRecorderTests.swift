@@ -1,6 +1,7 @@
 import Foundation
 import HotwordAssistant
 import HotwordAudio
+import HotwordCore
 import HotwordTestSupport
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// fed in capture-sized chunks as the listener feeds it.
 @Suite("UtteranceRecorder endpointing")
 struct UtteranceRecorderTests {
-    static let rate = UtteranceRecorder.sampleRate
+    static let rate = AudioFormat.sampleRate
     static let chunk = 512
 
     static func samples(_ seconds: Double) -> Int { Int((seconds * Double(rate)).rounded()) }

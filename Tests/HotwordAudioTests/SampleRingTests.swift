@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import HotwordAudio
+import HotwordCore
 
 @Suite struct SampleRingTests {
     /// The value written at a position: exact in Float up to 2^24, so any misplaced sample shows.
@@ -20,7 +21,7 @@ import HotwordAudio
     @Test func readsInOrderAcrossWrapAround() {
         let ring = SampleRing(minimumCapacity: 8)
         var buffer = [Float](repeating: -1, count: 5)
-        var chunks: [SampleRing.Chunk] = []
+        var chunks: [SampleSpan] = []
         var values: [Float] = []
         for block in 0..<6 {
             ring.write(Self.ramp(from: UInt64(block * 3), count: 3))
@@ -32,7 +33,7 @@ import HotwordAudio
         #expect(values == Self.ramp(from: 0, count: 18))
         #expect(ring.totalDropped == 0 && ring.readPosition == 18 && ring.totalWritten == 18)
         let empty = buffer.withUnsafeMutableBufferPointer { ring.read(into: $0) }
-        #expect(empty == SampleRing.Chunk(start: 18, count: 0))
+        #expect(empty == SampleSpan(start: 18, count: 0))
     }
 
     @Test func overflowKeepsNewestAndCountsDrops() {
@@ -41,7 +42,7 @@ import HotwordAudio
         ring.write(Self.ramp(from: 5, count: 15))  // 20 written, only 12..<20 still held
         var buffer = [Float](repeating: -1, count: 32)
         let chunk = buffer.withUnsafeMutableBufferPointer { ring.read(into: $0) }
-        #expect(chunk == SampleRing.Chunk(start: 12, count: 8))
+        #expect(chunk == SampleSpan(start: 12, count: 8))
         #expect(Array(buffer[0..<8]) == Self.ramp(from: 12, count: 8))
         #expect(ring.totalDropped == 12 && ring.readPosition == 20)
     }
@@ -50,13 +51,13 @@ import HotwordAudio
         let ring = SampleRing(minimumCapacity: 64)
         ring.write(Self.ramp(from: 0, count: 100))  // 36..<100 held
         var buffer = [Float](repeating: -1, count: 128)
-        func last(_ count: Int, _ position: UInt64) -> (SampleRing.Chunk, [Float]) {
+        func last(_ count: Int, _ position: UInt64) -> (SampleSpan, [Float]) {
             let chunk = buffer.withUnsafeMutableBufferPointer { ring.readLast(count, endingAt: position, into: $0) }
             return (chunk, Array(buffer[0..<chunk.count]))
         }
-        #expect(last(10, 50) == (SampleRing.Chunk(start: 40, count: 10), Self.ramp(from: 40, count: 10)))
-        #expect(last(80, 100) == (SampleRing.Chunk(start: 36, count: 64), Self.ramp(from: 36, count: 64)))
-        #expect(last(5, 1_000).0 == SampleRing.Chunk(start: 95, count: 5))  // clamped to what was written
+        #expect(last(10, 50) == (SampleSpan(start: 40, count: 10), Self.ramp(from: 40, count: 10)))
+        #expect(last(80, 100) == (SampleSpan(start: 36, count: 64), Self.ramp(from: 36, count: 64)))
+        #expect(last(5, 1_000).0 == SampleSpan(start: 95, count: 5))  // clamped to what was written
         #expect(last(5, 30).0.count == 0)  // already overwritten
         // Look-back is not consumption.
         #expect(ring.readPosition == 0 && ring.totalDropped == 0)
@@ -159,7 +160,7 @@ import HotwordAudio
         return report
     }
 
-    static func firstMismatch(_ buffer: [Float], _ chunk: SampleRing.Chunk) -> Mismatch? {
+    static func firstMismatch(_ buffer: [Float], _ chunk: SampleSpan) -> Mismatch? {
         buffer.withUnsafeBufferPointer { values in
             for index in 0..<chunk.count where values[index] != value(at: chunk.start + UInt64(index)) {
                 return Mismatch(description: "position \(chunk.start + UInt64(index)) holds \(values[index])")

@@ -16,7 +16,7 @@ import Testing
 
     func detections(_ model: KeywordModel, in clip: [Float]) throws -> [Detection] {
         // Leading silence lets the network see a full window before the word.
-        try Detector(models: [model]).process([Float](repeating: 0, count: 32_000) + clip).detections
+        try Detector(models: [model]).process([Float](repeating: 0, count: 32_000) + clip)
     }
 
     @Test(arguments: ["alexa", "computer", "jarvis"])

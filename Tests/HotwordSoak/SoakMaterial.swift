@@ -102,7 +102,7 @@ struct SoakMaterial: Sendable {
             let failure = offsets.lazy.compactMap { offset -> String? in
                 let audio = block.render(noiseBed: self.noiseBed, noiseOffset: offset, noiseScale: Self.noiseScale(snr: SoakStream.snr))
                 detector.reset()
-                let found = detector.process(audio).detections.filter { $0.keyword == keyword }
+                let found = detector.process(audio).filter { $0.keyword == keyword }
                 let noise = String(format: "over the noise at %.0f s", Double(offset) / Double(Self.sampleRate))
                 if found.count != 1 { return "detected \(found.count) times on its own \(noise)" }
                 if !SoakReport.timingTolerance.contains(found[0].time - end) {

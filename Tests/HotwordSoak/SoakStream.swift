@@ -110,7 +110,7 @@ struct SoakStream {
         Self.addNoise(material.noiseBed, scale: SoakMaterial.noiseScale(snr: Self.snr), into: &buffer, streamPosition: generated)
         cycle = buffer.map { Int16((max(-1, min(1, $0)) * 32767).rounded()) }
         // As the daemon's capture converts 16-bit samples.
-        let heard = reference.process(cycle.map { Float($0) / 32768 }).detections
+        let heard = reference.process(cycle.map { Float($0) / 32768 })
         let wordEnd = Double(generated + blockStart + block.wordEnd) / Double(SoakMaterial.sampleRate)
         truth.append(WakeTruth(index: truth.count, clip: block.clip.name, blockStart: generated + blockStart,
                                wordStart: generated + blockStart + block.wordStart,

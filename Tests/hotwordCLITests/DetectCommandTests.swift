@@ -83,7 +83,7 @@ import Testing
             let detector = try Detector(models: [model])
             detector.onScore = { expectedScores.append((file, $0)) }
             let whole = try AudioFileReader.read(URL(fileURLWithPath: file)).samples
-            expectedDetections += detector.process(whole).detections.map { (file, $0) }
+            expectedDetections += detector.process(whole).map { (file, $0) }
         }
         #expect(expectedDetections.count >= clips.count, "the wake word is found in the clips: \(expectedDetections)")
         #expect(printed.count == expectedDetections.count, "\(result.stdout)")

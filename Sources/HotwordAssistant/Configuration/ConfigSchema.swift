@@ -80,7 +80,7 @@ enum ConfigSchema {
             key("min_speech_ms", .integer(10...2_000, "milliseconds")) { $0.recording.minimumSpeechSeconds = Double($1) / 1000 },
             key("vad_margin_db", .number(1...60, "dB")) { $0.recording.vadMarginDecibels = Float($1) },
             key("vad_min_level_db", .number(-100...0, "dBFS")) { $0.recording.vadMinimumDecibels = Float($1) },
-            key("keep_dir", .path(allowEmpty: true)) { $0.recording.keepDirectory = $1.isEmpty ? nil : $1 },
+            key("keep_dir", .path(allowEmpty: true)) { $0.keepDirectory = $1.isEmpty ? nil : $1 },
         ], subsections: []),
         "stt": Section(keys: [
             key("backend", .choice(SpeechToTextSettings.Backend.self)) { $0.stt.backend = $1 },

@@ -1,9 +1,9 @@
-import Atomics
 import Foundation
 import HotwordAudio
 import HotwordCore
 import HotwordModels
 import Logging
+import Synchronization
 
 /// The voice assistant: listens for the wake word, records the question, transcribes it, asks
 /// SUSI, shows and speaks the answer, and listens again.
@@ -18,11 +18,13 @@ import Logging
 /// the listener thread sends the watchdog pings.
 public final class Assistant: Sendable {
     private let listener: Listener
+    private let ring: SampleRing
+    private let ownOutput: OwnOutputLog
     private let output: AudioOutput?
     private let conversation: Conversation
-    private let heard: AsyncStream<ListenerEvent>
-    private let heardContinuation: AsyncStream<ListenerEvent>.Continuation
-    private let stopped = ManagedAtomic(false)
+    private let heard: AsyncStream<HearingEvent>
+    private let heardContinuation: AsyncStream<HearingEvent>.Continuation
+    private let stopped = Atomic(false)
     private let notifier: ServiceNotifier?
     private let logger = Logger(label: "hotword.assistant")
 
@@ -32,10 +34,8 @@ public final class Assistant: Sendable {
     /// - Parameters:
     ///   - notifier: the service manager to tell about readiness, and to send watchdog pings to.
     ///   - onEvent: called for every event, one at a time, in order.
-    public init(configuration: AssistantConfiguration, notifier: ServiceNotifier? = nil,
-                onEvent: @escaping @Sendable (AssistantEvent) -> Void) async throws(AssistantError) {
-        self.notifier = notifier
-        ProcessMemory.returnLargeAllocationsToTheSystem()  // it runs for months: see ProcessMemory
+    public convenience init(configuration: AssistantConfiguration, notifier: ServiceNotifier? = nil,
+                            onEvent: @escaping @Sendable (AssistantEvent) -> Void) async throws(AssistantError) {
         // The microphone first: a name ALSA does not know makes everything else moot, and its
         // error comes alone. A known microphone that is absent (not plugged in yet, its sound
         // server still starting) is waited for: listening begins when it appears.
@@ -45,10 +45,20 @@ public final class Assistant: Sendable {
         } catch {
             throw .capture(error)
         }
-        let listening = try ListenerSettings(configuration: configuration)
-        let parts = try await ConversationParts(configuration: configuration, keywords: listening.keywords)
-        let ring = SampleRing(minimumCapacity: 30 * Listener.sampleRate)
+        try await self.init(configuration: configuration, microphone: capture, notifier: notifier, onEvent: onEvent)
+    }
+
+    /// An assistant that hears `microphone` (which it closes when stopped) instead of the
+    /// configured capture device; the loudspeaker is still the configured one.
+    public init(configuration: AssistantConfiguration, microphone: any AudioSource, notifier: ServiceNotifier? = nil,
+                onEvent: @escaping @Sendable (AssistantEvent) -> Void) async throws(AssistantError) {
+        self.notifier = notifier
+        ProcessMemory.returnLargeAllocationsToTheSystem()  // it runs for months: see ProcessMemory
+        let ring = SampleRing(minimumCapacity: 30 * AudioFormat.sampleRate)
         let ownOutput = OwnOutputLog(capturePosition: { ring.totalWritten })
+        let listening = try ListenerSettings(models: try ListenerSettings.models(of: configuration), configuration: configuration,
+                                             ring: ring, ownOutput: ownOutput)
+        let parts = try await ConversationParts(configuration: configuration, keywords: listening.hearing.keywords)
         if parts.synthesizer != nil || parts.cue != nil {
             let playback: PlaybackDevice
             do throws(AudioDeviceError) { playback = try PlaybackDevice(configuration.audio.playback) } catch { throw .playback(error) }
@@ -56,10 +66,13 @@ public final class Assistant: Sendable {
         } else {
             output = nil
         }
+        self.ring = ring
+        self.ownOutput = ownOutput
 
-        (heard, heardContinuation) = AsyncStream<ListenerEvent>.makeStream()
+        (heard, heardContinuation) = AsyncStream<HearingEvent>.makeStream()
         let continuation = heardContinuation
-        listener = Listener(capture: capture, ring: ring, ownOutput: ownOutput, settings: listening,
+        let period = Int(configuration.audio.capture.period.frames(atRate: AudioFormat.sampleRate))
+        listener = Listener(source: microphone, periodFrames: period, ring: ring, settings: listening,
                             watchdog: notifier) { continuation.yield($0) }
         conversation = Conversation(listener: listener, output: output, parts: parts, configuration: configuration,
                                     onEvent: onEvent)
@@ -101,10 +114,13 @@ public final class Assistant: Sendable {
     /// volume of `[audio]` need a restart; each such change is logged. One reload at a time.
     public func reload(_ configuration: AssistantConfiguration) async throws(AssistantError) {
         let previous = await conversation.configuration
-        let listening = try ListenerSettings(configuration: configuration)
-        let parts = try await ConversationParts(configuration: configuration, keywords: listening.keywords,
+        let models = try ListenerSettings.models(of: configuration)
+        let parts = try await ConversationParts(configuration: configuration, keywords: models.flatMap(\.keywords),
                                                 reusing: (await conversation.parts, previous))
-        listener.replace(listening)
+        // Built where the listener thread takes it from: the compiler sees it reach no other thread.
+        try listener.replace { [ring, ownOutput] () throws(AssistantError) -> sending ListenerSettings in
+            try ListenerSettings(models: models, configuration: configuration, ring: ring, ownOutput: ownOutput)
+        }
         await conversation.use(parts, configuration: configuration)
         for key in Self.keysNeedingRestart(from: previous, to: configuration) {
             logger.warning("\(key) changed: that takes effect only when hotword is restarted")
@@ -176,7 +192,7 @@ actor Conversation {
         onEvent(.state(.listening))
     }
 
-    func handle(_ event: ListenerEvent) {
+    func handle(_ event: HearingEvent) {
         switch event {
         case .wake(let detection, let position):
             if let session {
@@ -195,15 +211,17 @@ actor Conversation {
             setState(.recording)
         case .speechStarted(let position):
             emit(.utteranceStart(time: Self.seconds(position)))
-        case .utterance(let utterance):
+        case .utterance(let utterance, _):
             emit(.utteranceEnd(duration: utterance.duration, reason: utterance.end))
             startSession(utterance)
         case .noSpeech:
             logger.info("no question after the wake word")
             emit(.noSpeech)
             setState(.listening)
-        case .audioDropped(let samples):
+        case .audioLost(let samples):
             emit(.error(stage: .audio, message: "\(Self.seconds(samples)) s of audio lost: the machine is too busy"))
+        case .ownWakeWord, .ownSoundHeard:
+            break  // the listener's log has them
         }
     }
 
@@ -317,7 +335,7 @@ actor Conversation {
             emit(.error(stage: .speak, message: error.description))
             return nil
         }
-        let kind: OwnOutputLog.Kind = parts.wakeWords.occur(in: text) ? .wakeWordSpeech : .sound
+        let kind: OwnSound = parts.wakeWords.occur(in: text) ? .wakeWordSpeech : .sound
         return await output.play(audio.samples, sampleRate: audio.sampleRate, kind: kind, epoch: epoch)
     }
 
@@ -387,6 +405,6 @@ actor Conversation {
     }
 
     private static func seconds(_ samples: UInt64) -> Double {
-        Double(samples) / Double(Listener.sampleRate)
+        Double(samples) / Double(AudioFormat.sampleRate)
     }
 }

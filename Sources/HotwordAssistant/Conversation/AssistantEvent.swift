@@ -1,4 +1,5 @@
 import Foundation
+import HotwordCore
 import HotwordText
 
 /// What the assistant is doing. Listening goes on in every state except `recording` (a wake

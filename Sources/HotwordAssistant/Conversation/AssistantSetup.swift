@@ -4,51 +4,37 @@ import HotwordCore
 import HotwordModels
 
 /// What the listener needs from the configuration, and what a reload may change in it: the
-/// wake-word models' detector with its sensitivities, how questions are recorded and where
-/// wakes are kept, the gain.
-struct ListenerSettings: @unchecked Sendable {  // @unchecked: `detector` is handed to the listener thread and then used only there
-    typealias Sensitivity = (keyword: String, normal: Float, duringOwnOutput: Float)
-
-    let detector: Detector
-    /// Per keyword, the normal sensitivity and the one used while the assistant's own sound may be in the microphone.
-    let sensitivities: [Sensitivity]
-    let recording: RecordingSettings
-    let gain: Float
-    /// How long after it stopped the assistant's own sound may still wake the detector (samples).
-    let echoTail: UInt64
-    /// How much audio the detector must hear before it can detect (its receptive field, samples).
-    let warmUp: Int
+/// hearing (the wake-word models' detector with its sensitivities, how questions are recorded),
+/// where wakes are kept, the gain. Handed to the listener thread (`Listener.replace`).
+struct ListenerSettings {
+    let hearing: Hearing
     /// Where every wake is kept (`[recording] keep_dir`), if anywhere.
     let wakeRecordings: WakeRecordings?
+    let gain: Float
 
-    /// Loads the models `configuration` names and builds their detector.
-    init(configuration: AssistantConfiguration) throws(AssistantError) {
+    /// Loads the wake-word models `configuration` names.
+    static func models(of configuration: AssistantConfiguration) throws(AssistantError) -> [KeywordModel] {
         var models: [KeywordModel] = []
         for name in configuration.wake.models {
             do throws(ModelFileError) { models.append(try ModelStore.load(named: name)) } catch { throw .model(error) }
         }
-        let settings = configuration.keywordSettings(for: models.flatMap(\.keywords))
-        do throws(DetectorError) { detector = try Detector(models: models, settings: settings) } catch { throw .detector(error) }
-        sensitivities = models.flatMap { model in
-            model.keywords.map { keyword in
-                let normal = settings[keyword]?.sensitivity ?? model.detection.sensitivity
-                return (keyword: keyword, normal: normal, duringOwnOutput: min(normal, configuration.wake.speakingSensitivity))
-            }
-        }
-        recording = configuration.recording
-        gain = configuration.audio.gain
-        echoTail = UInt64(max(0, configuration.wake.echoTailMilliseconds * Listener.sampleRate / 1000))
-        warmUp = models.map(Self.warmUpSamples).max() ?? 0
-        wakeRecordings = try configuration.recording.keepDirectory.map { (path) throws(AssistantError) in try WakeRecordings(directory: path) }
+        return models
     }
 
-    var keywords: [String] { detector.keywords }
-
-    /// The audio a model must hear before it can detect: its receptive field, in samples.
-    private static func warmUpSamples(_ model: KeywordModel) -> Int {
-        let frontend = model.frontend
-        let frames = model.receptiveField + model.totalStride - 1
-        return ((frames - 1) * frontend.frameShift + frontend.frameLength) * Listener.sampleRate / frontend.sampleRate
+    /// The hearing of the stream in `ring` with `models` and the settings of `configuration`.
+    init(models: [KeywordModel], configuration: AssistantConfiguration, ring: SampleRing, ownOutput: OwnOutputLog) throws(AssistantError) {
+        let settings = Hearing.Settings(
+            keywords: configuration.keywordSettings(for: models.flatMap(\.keywords)),
+            ownSoundSensitivity: configuration.wake.speakingSensitivity,
+            ownSoundTail: UInt64(max(0, configuration.wake.echoTailMilliseconds * AudioFormat.sampleRate / 1000)),
+            recording: configuration.recording)
+        do throws(DetectorError) {
+            hearing = try Hearing(models: models, settings: settings, audio: ring, ownSound: ownOutput)
+        } catch {
+            throw .detector(error)
+        }
+        gain = configuration.audio.gain
+        wakeRecordings = try configuration.keepDirectory.map { (path) throws(AssistantError) in try WakeRecordings(directory: path) }
     }
 }
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HotwordAudio
+import HotwordCore
 import Logging
 
 /// Keeps every wake as a WAV file (`[recording] keep_dir`), so that false alarms can be
@@ -27,12 +28,20 @@ final class WakeRecordings: Sendable {
         }
     }
 
-    /// Writes `samples` (16 kHz) in the background as the recording of a wake by `keyword` at `date`.
-    func keep(_ samples: [Float], keyword: String, at date: Date) {
-        let file = directory.appendingPathComponent(Self.fileName(keyword: keyword, date: date))
+    /// Copies the audio of `wake` out of `ring` while it still holds it (of a recording longer
+    /// than the ring, the part it holds) and writes it in the background. The file is named by
+    /// the time of the detection: as long before now as the ring's newest sample is after it.
+    func keep(_ wake: WakeAudio, from ring: SampleRing) {
+        var clip = [Float](repeating: 0, count: wake.positions.count)
+        let kept = clip.withUnsafeMutableBufferPointer { ring.readLast($0.count, endingAt: wake.positions.upperBound, into: $0) }
+        clip.removeLast(clip.count - kept.count)
+        let samples = clip
+        let newest = max(ring.totalWritten, wake.detection)
+        let date = Date(timeIntervalSinceNow: -Double(newest - wake.detection) / Double(AudioFormat.sampleRate))
+        let file = directory.appendingPathComponent(Self.fileName(keyword: wake.keyword, date: date))
         queue.async { [logger] in
             do throws(AudioFileError) {
-                try AudioFileWriter.writeWAV(samples, to: file, sampleRate: UtteranceRecorder.sampleRate)
+                try AudioFileWriter.writeWAV(samples, to: file, sampleRate: AudioFormat.sampleRate)
                 logger.info("wake recorded in \(file.path)")
             } catch {
                 logger.error("wake recording lost: \(error)")

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HotwordCore
 import HotwordAudio
 import Logging
 
@@ -16,7 +17,7 @@ final class AudioOutput: @unchecked Sendable {  // @unchecked: `queue`, `epoch`,
     private struct Sound {
         let samples: [Float]
         let sampleRate: Int
-        let kind: OwnOutputLog.Kind
+        let kind: OwnSound
         let epoch: Int
         let finished: @Sendable (PlaybackOutcome) -> Void
     }
@@ -53,7 +54,7 @@ final class AudioOutput: @unchecked Sendable {  // @unchecked: `queue`, `epoch`,
     }
 
     /// Queues a sound without waiting for it.
-    func enqueue(_ samples: [Float], sampleRate: Int, kind: OwnOutputLog.Kind) {
+    func enqueue(_ samples: [Float], sampleRate: Int, kind: OwnSound) {
         condition.withLock {
             append(Sound(samples: samples, sampleRate: sampleRate, kind: kind, epoch: epoch, finished: { _ in }))
         }
@@ -61,7 +62,7 @@ final class AudioOutput: @unchecked Sendable {  // @unchecked: `queue`, `epoch`,
 
     /// Plays a sound made for `epoch` and returns once it has been heard (`.completed`), or
     /// when it was interrupted or is out of date (`.interrupted`).
-    func play(_ samples: [Float], sampleRate: Int, kind: OwnOutputLog.Kind, epoch soundEpoch: Int) async -> PlaybackOutcome {
+    func play(_ samples: [Float], sampleRate: Int, kind: OwnSound, epoch soundEpoch: Int) async -> PlaybackOutcome {
         await withCheckedContinuation { continuation in
             condition.withLock {
                 let sound = Sound(samples: samples, sampleRate: sampleRate, kind: kind, epoch: soundEpoch) {

@@ -14,21 +14,6 @@ public struct Detection: Sendable, Hashable {
     }
 }
 
-/// What one chunk of audio held, in the spirit of Snowboy's RunDetection contract.
-public enum DetectorResult: Sendable, Hashable {
-    /// The energy gate heard no speech in this chunk (and nothing was detected).
-    case silence
-    /// Speech, or too little audio to tell, but no keyword.
-    case nothing
-    /// One or more keywords, in time order.
-    case detections([Detection])
-
-    public var detections: [Detection] {
-        if case .detections(let found) = self { return found }
-        return []
-    }
-}
-
 /// One network output for one keyword, for score traces (`hotword detect --scores`) and tuning.
 public struct ScoreEvent: Sendable, Hashable {
     public var keyword: String

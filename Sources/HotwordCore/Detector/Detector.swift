@@ -15,7 +15,6 @@ public final class Detector {
 
     public let keywords: [String]
     private let groups: [FrontendGroup]
-    private var gate = EnergyGate()
     private let scaled: UnsafeMutablePointer<Float>
     private static let blockLength = 2048
     private var found: [Detection] = []
@@ -72,38 +71,35 @@ public final class Detector {
         }
     }
 
-    public func process(_ samples: [Float]) -> DetectorResult {
+    /// The keywords detected in the next chunk of the stream, in time order (mostly none).
+    public func process(_ samples: [Float]) -> [Detection] {
         samples.withUnsafeBufferPointer { process($0) }
     }
 
-    public func process(_ samples: UnsafeBufferPointer<Float>) -> DetectorResult {
+    /// The keywords detected in the next chunk of the stream, in time order (mostly none).
+    public func process(_ samples: UnsafeBufferPointer<Float>) -> [Detection] {
         found.removeAll(keepingCapacity: true)
         // Locals, so the per-sample loop does no exclusivity checks on class properties.
         let gain = self.gain, scaled = self.scaled
-        var heardSpeech = false
         var start = 0
         while start < samples.count {
             let count = min(Self.blockLength, samples.count - start)
             for i in 0..<count { scaled[i] = samples[start + i] * gain }
             let block = UnsafeBufferPointer(start: scaled, count: count)
-            heardSpeech = gate.observe(block) || heardSpeech
             for group in groups {
                 group.process(block, onScore: onScore) { found.append($0) }
             }
             start += count
         }
         samplesProcessed += samples.count
-        if !found.isEmpty {
-            if groups.count > 1 { found.sort { $0.time < $1.time } }
-            return .detections(found)
-        }
-        return heardSpeech || (samples.count < EnergyGate.blockLength && gate.lastBlockWasSpeech) ? .nothing : .silence
+        guard !found.isEmpty else { return [] }
+        if groups.count > 1 { found.sort { $0.time < $1.time } }
+        return found
     }
 
     /// Forgets all audio, as if the stream started again.
     public func reset() {
         for group in groups { group.reset() }
-        gate.reset()
         samplesProcessed = 0
     }
 }

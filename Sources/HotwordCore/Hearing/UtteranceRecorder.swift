@@ -16,7 +16,7 @@ public struct Utterance: Sendable, Equatable {
     public var speechStart: Int
     public var end: End
 
-    public var duration: Double { Double(samples.count) / Double(UtteranceRecorder.sampleRate) }
+    public var duration: Double { Double(samples.count) / Double(AudioFormat.sampleRate) }
 }
 
 /// What `UtteranceRecorder.record` made of a chunk.
@@ -46,7 +46,6 @@ public enum RecordingStatus: Sendable, Equatable {
 /// Memory for the longest utterance is allocated once; only a finished utterance is copied out.
 /// Used from one thread.
 public final class UtteranceRecorder {
-    public static let sampleRate = 16_000
     /// Audio kept before the first speech frame, for soft onsets (an "s", a "wh") the voice
     /// activity detector does not count as speech.
     public static let speechLeadSeconds = 0.15
@@ -77,7 +76,7 @@ public final class UtteranceRecorder {
     public init(settings: RecordingSettings) {
         self.settings = settings
         vad = VoiceActivityDetector(marginDecibels: settings.vadMarginDecibels, minimumDecibels: settings.vadMinimumDecibels)
-        let rate = Double(Self.sampleRate)
+        let rate = Double(AudioFormat.sampleRate)
         preRollCapacity = Int((settings.preRollSeconds * rate).rounded())
         maxLengthSamples = Int((settings.maxLengthSeconds * rate).rounded())
         noSpeechSamples = Int((settings.noSpeechTimeoutSeconds * rate).rounded())
@@ -176,7 +175,7 @@ public final class UtteranceRecorder {
     private func finish(_ end: Utterance.End) -> Utterance {
         isRecording = false
         let speech = speechStart ?? preRollCount
-        let lead = Int(Self.speechLeadSeconds * Double(Self.sampleRate))
+        let lead = Int(Self.speechLeadSeconds * Double(AudioFormat.sampleRate))
         let first = speechAtDetection == true ? 0 : min(max(0, min(speech, firstSound ?? speech) - lead), count)
         return Utterance(samples: Array(UnsafeBufferPointer(rebasing: storage[first..<count])),
                          preRollCount: max(0, preRollCount - first), speechStart: speech - first, end: end)

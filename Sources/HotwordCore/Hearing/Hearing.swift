@@ -1,0 +1,261 @@
+/// Everything the assistant does with the audio it hears, on one thread, with no clock but
+/// sample positions: chunks of the stream in, in order, events out (`HearingEvent`).
+///
+/// Between questions the wake-word detector hears every sample, and the voice-activity
+/// detector of the utterance recorder tracks the background. After a detection the recorder
+/// takes over at the detection's sample (with pre-roll read back from `RecentAudio`) until the
+/// question ends; then the detector starts afresh at the first sample after it, so the wake
+/// word and the question are never heard twice and nothing is skipped. It first hears the
+/// audio between the detection and there (up to its warm-up length, what it detects ignored),
+/// so a new wake word can be detected at once. A chunk may hold the end of one question and
+/// the next wake word: it is split at both, in a loop.
+///
+/// A gap in the positions (audio lost before it was heard) is reported; during a question it
+/// counts as silence, otherwise the detector restarts after it rather than joining audio
+/// across it. While the assistant's own sound may be in the audio (`OwnSoundLog`), every
+/// keyword's sensitivity is lowered to `ownSoundSensitivity`, and a detection while its own
+/// voice says a wake word is ignored.
+///
+/// Buffers are allocated in `init`; `hear` allocates nothing but a finished question.
+public final class Hearing {
+    public struct Settings: Sendable, Equatable {
+        /// Per keyword, as for `Detector`: whatever is not set keeps the model's default.
+        public var keywords: [String: KeywordSettings]
+        /// The sensitivity while the assistant's own sound may be heard (a lower one is kept).
+        public var ownSoundSensitivity: Float
+        /// How long after it stopped the assistant's own sound may still wake the detector
+        /// (room echo, device latency, the detector's smoothing), in samples.
+        public var ownSoundTail: UInt64
+        public var recording: RecordingSettings
+        /// The least audio between two reports of lost audio, in samples: a machine that stays
+        /// overloaded is reported now and then, not at every gap.
+        public var lossReportInterval: UInt64
+
+        public init(keywords: [String: KeywordSettings] = [:], ownSoundSensitivity: Float = 0.2,
+                    ownSoundTail: UInt64 = UInt64(AudioFormat.sampleRate / 2), recording: RecordingSettings = RecordingSettings(),
+                    lossReportInterval: UInt64 = UInt64(5 * AudioFormat.sampleRate)) {
+            self.keywords = keywords
+            self.ownSoundSensitivity = ownSoundSensitivity
+            self.ownSoundTail = ownSoundTail
+            self.recording = recording
+            self.lossReportInterval = lossReportInterval
+        }
+    }
+
+    private static let sampleRate = AudioFormat.sampleRate
+    /// How long the assistant's own sound lingers for voice activity: the room's echo.
+    private static let roomEchoTail = UInt64(sampleRate / 10)
+
+    public let settings: Settings
+    private let detector: Detector
+    /// Per keyword: the sensitivity normally, and while the assistant's own sound may be heard.
+    private let sensitivities: [(keyword: String, normal: Float, duringOwnSound: Float)]
+    private var recorder: UtteranceRecorder
+    private let audio: any RecentAudio
+    private let ownSound: any OwnSoundLog
+    /// How much audio before a detection the detector heard to make it (its receptive field).
+    private let warmUp: Int
+    private let preRoll: UnsafeMutableBufferPointer<Float>
+    /// Audio from before the detector's restart that it hears first.
+    private let priming: UnsafeMutableBufferPointer<Float>
+    private let silence: UnsafeMutableBufferPointer<Float>
+
+    /// The position of the next sample `hear` expects.
+    public private(set) var nextPosition: UInt64 = 0
+    /// Where the detector's stream began: its detection times count from here.
+    private var detectorOrigin: UInt64 = 0
+    private var wake: (keyword: String, position: UInt64) = ("", 0)
+    private var speechStartReported = false
+    private var ownSoundThresholds = false
+    private var unreportedLoss: UInt64 = 0
+    private var lossReported: UInt64?
+
+    /// - Parameters:
+    ///   - audio: the stream's recent audio (pre-roll, priming a restarted detector).
+    ///   - ownSound: where the assistant's own sound may be in the stream.
+    public init(models: [KeywordModel], settings: Settings, audio: any RecentAudio, ownSound: any OwnSoundLog) throws(DetectorError) {
+        detector = try Detector(models: models, settings: settings.keywords)
+        sensitivities = models.flatMap { model in
+            model.keywords.map { keyword in
+                let normal = settings.keywords[keyword]?.sensitivity ?? model.detection.sensitivity
+                return (keyword, normal, min(normal, settings.ownSoundSensitivity))
+            }
+        }
+        self.settings = settings
+        self.audio = audio
+        self.ownSound = ownSound
+        recorder = UtteranceRecorder(settings: settings.recording)
+        warmUp = models.map(Self.warmUpSamples).max() ?? 0
+        preRoll = .allocate(capacity: max(1, recorder.preRollSamples))
+        priming = .allocate(capacity: max(1, warmUp))
+        silence = .allocate(capacity: 1_024)
+        silence.initialize(repeating: 0)
+    }
+
+    deinit {
+        preRoll.deallocate()
+        priming.deallocate()
+        silence.deallocate()
+    }
+
+    public var keywords: [String] { detector.keywords }
+
+    /// Whether a question is being recorded (new settings wait for its end).
+    public var isRecording: Bool { recorder.isRecording }
+
+    /// Hears the next chunk of the stream, which starts at `position` (after a gap when that is
+    /// past `nextPosition`). With `wakeEnabled` false, detections are ignored (busy, no barge-in).
+    public func hear(_ samples: UnsafeBufferPointer<Float>, at position: UInt64, wakeEnabled: Bool = true,
+                     _ emit: (HearingEvent) -> Void) {
+        precondition(position >= nextPosition, "audio at \(position) after audio up to \(nextPosition)")
+        if position > nextPosition { skipGap(to: position, emit) }
+        nextPosition = position + UInt64(samples.count)
+        var offset = 0
+        while offset < samples.count {
+            let rest = UnsafeBufferPointer(rebasing: samples[offset...])
+            let at = position + UInt64(offset)
+            offset += recorder.isRecording ? record(rest, at: at, emit) : detect(rest, at: at, wakeEnabled: wakeEnabled, emit)
+        }
+        if unreportedLoss > 0 { reportLoss(emit) }
+    }
+
+    /// Continues the stream of `previous` (which is not recording) with these settings: the same
+    /// positions and loss accounting, the recorder's noise floor when the recording settings are
+    /// the same, and a detector that first hears what the old one last heard (never audio from
+    /// before its start, so a wake word already answered is not heard again).
+    public func continueStream(of previous: Hearing) {
+        precondition(!previous.isRecording, "new settings while recording")
+        nextPosition = previous.nextPosition
+        wake = previous.wake
+        unreportedLoss = previous.unreportedLoss
+        lossReported = previous.lossReported
+        if previous.recorder.settings == recorder.settings { recorder = previous.recorder }
+        primeDetector(from: previous.detectorOrigin, to: nextPosition) { _ in }
+    }
+
+    /// The stream has ended: loss not yet reported is, and a question being recorded is dropped.
+    public func finish(_ emit: (HearingEvent) -> Void) {
+        if unreportedLoss > 0 { reportLoss(emit, evenIfEarly: true) }
+        recorder.cancel()
+    }
+
+    // MARK: Detecting
+
+    /// Feeds the detector; returns how much of `samples` it took: all, or up to a detection.
+    private func detect(_ samples: UnsafeBufferPointer<Float>, at position: UInt64, wakeEnabled: Bool,
+                        _ emit: (HearingEvent) -> Void) -> Int {
+        recorder.listen(samples)
+        let end = position + UInt64(samples.count)
+        let own = ownSound.strongest(in: position..<end, tail: settings.ownSoundTail)
+        raiseThresholds(own != nil, emit)
+        guard let detection = detector.process(samples).first, wakeEnabled else { return samples.count }
+        guard own != .wakeWordSpeech else {
+            emit(.ownWakeWord(detection))
+            return samples.count
+        }
+        let offset = UInt64((detection.time * Double(Self.sampleRate)).rounded())
+        let detected = min(max(detectorOrigin + offset, position), end)
+        emit(.wake(detection, position: detected))
+        wake = (detection.keyword, detected)
+        let kept = audio.readLast(recorder.preRollSamples, endingAt: detected, into: preRoll)
+        recorder.start(preRoll: UnsafeBufferPointer(rebasing: preRoll[..<kept.count]))
+        speechStartReported = false
+        return Int(detected - position)
+    }
+
+    /// Restarts the detector at the latest of `origin` and what fits its warm-up before `end`,
+    /// and lets it hear the audio from there to `end`; what it detects in that is ignored.
+    private func primeDetector(from origin: UInt64, to end: UInt64, _ emit: (HearingEvent) -> Void) {
+        let wanted = min(UInt64(priming.count), end - min(origin, end))
+        let primed = audio.readLast(Int(wanted), endingAt: end, into: priming)
+        detector.reset()
+        detectorOrigin = primed.start
+        raiseThresholds(false, emit)
+        _ = detector.process(UnsafeBufferPointer(rebasing: priming[..<primed.count]))
+    }
+
+    /// Lowers every keyword's sensitivity while the assistant's own sound may be heard, and
+    /// restores it afterwards.
+    private func raiseThresholds(_ raised: Bool, _ emit: (HearingEvent) -> Void) {
+        guard raised != ownSoundThresholds else { return }
+        ownSoundThresholds = raised
+        for setting in sensitivities {
+            try? detector.setSensitivity(raised ? setting.duringOwnSound : setting.normal, for: setting.keyword)
+        }
+        emit(.ownSoundHeard(raised))
+    }
+
+    // MARK: Recording
+
+    /// Feeds the recorder; returns how much of `samples` belongs to the question: all, or up to its end.
+    private func record(_ samples: UnsafeBufferPointer<Float>, at position: UInt64, _ emit: (HearingEvent) -> Void) -> Int {
+        guard !samples.isEmpty else { return 0 }
+        let end = position + UInt64(samples.count)
+        let heard = ownSound.strongest(in: position..<end, tail: Self.roomEchoTail) != nil
+        switch recorder.record(samples, ownOutput: heard) {
+        case .recording:
+            return samples.count
+        case .speechStarted:
+            reportSpeechStart(emit)
+            return samples.count
+        case .finished(let utterance, let consumed):
+            reportSpeechStart(emit)
+            let resume = position + UInt64(consumed)
+            emit(.utterance(utterance, wake: wakeAudio(endingAt: resume)))
+            primeDetector(from: wake.position, to: resume, emit)
+            return consumed
+        case .noSpeech(let consumed):
+            let resume = position + UInt64(consumed)
+            emit(.noSpeech(wake: wakeAudio(endingAt: resume)))
+            primeDetector(from: wake.position, to: resume, emit)
+            return consumed
+        }
+    }
+
+    private func reportSpeechStart(_ emit: (HearingEvent) -> Void) {
+        guard !speechStartReported, let offset = recorder.speechStartAfterDetection else { return }
+        speechStartReported = true
+        emit(.speechStarted(position: wake.position + UInt64(max(0, offset))))
+    }
+
+    /// Half a second more than the detector needs before the detection: a listener hears the
+    /// wake word begin, and the detector run over the file again has all it heard.
+    private func wakeAudio(endingAt end: UInt64) -> WakeAudio {
+        let lead = UInt64(max(warmUp + Self.sampleRate / 2, recorder.preRollSamples))
+        return WakeAudio(keyword: wake.keyword, detection: wake.position, positions: (wake.position - min(wake.position, lead))..<end)
+    }
+
+    // MARK: Lost audio
+
+    /// Audio from `nextPosition` to `position` was lost.
+    private func skipGap(to position: UInt64, _ emit: (HearingEvent) -> Void) {
+        unreportedLoss += position - nextPosition
+        reportLoss(emit)
+        // A question keeps its timing: the lost stretch becomes silence.
+        var at = nextPosition
+        while at < position, recorder.isRecording {
+            let count = Int(min(position - at, UInt64(silence.count)))
+            at += UInt64(record(UnsafeBufferPointer(rebasing: silence[..<count]), at: at, emit))
+        }
+        if !recorder.isRecording {
+            detector.reset()
+            detectorOrigin = position
+        }
+    }
+
+    /// Reports the loss not yet reported, unless the last report was less than
+    /// `lossReportInterval` of audio ago.
+    private func reportLoss(_ emit: (HearingEvent) -> Void, evenIfEarly: Bool = false) {
+        guard evenIfEarly || lossReported.map({ nextPosition - $0 >= settings.lossReportInterval }) ?? true else { return }
+        emit(.audioLost(samples: unreportedLoss))
+        unreportedLoss = 0
+        lossReported = nextPosition
+    }
+
+    /// The audio a model must hear before it can detect: its receptive field, in samples.
+    private static func warmUpSamples(_ model: KeywordModel) -> Int {
+        let frontend = model.frontend
+        let frames = model.receptiveField + model.totalStride - 1
+        return ((frames - 1) * frontend.frameShift + frontend.frameLength) * sampleRate / frontend.sampleRate
+    }
+}

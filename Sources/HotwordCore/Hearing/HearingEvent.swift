@@ -1,0 +1,34 @@
+/// What `Hearing` makes of the stream, in stream order. Positions are sample positions of the stream.
+public enum HearingEvent: Sendable, Equatable {
+    /// A wake word; `position` is the sample at which it was detected (about the keyword's end).
+    case wake(Detection, position: UInt64)
+    /// A wake word heard while the assistant's own voice may have been saying it: ignored.
+    case ownWakeWord(Detection)
+    /// The question after the wake word has started, at `position`.
+    case speechStarted(position: UInt64)
+    /// The question is complete.
+    case utterance(Utterance, wake: WakeAudio)
+    /// Nobody spoke after the wake word.
+    case noSpeech(wake: WakeAudio)
+    /// This much audio was lost before it was heard (whoever fills the stream lapped whoever
+    /// reads it): reported at once, then at most once per `Hearing.Settings.lossReportInterval`.
+    case audioLost(samples: UInt64)
+    /// The assistant's own sound is in the audio (true: wake-word thresholds raised) or no longer is.
+    case ownSoundHeard(Bool)
+}
+
+/// Where the audio of one wake lies in the stream, for keeping it (`[recording] keep_dir`): from
+/// as much audio before the detection as the detector needs (and half a second more) to the
+/// end of the question, or to where the recorder gave up waiting for one.
+public struct WakeAudio: Sendable, Equatable {
+    public var keyword: String
+    /// The position of the detection.
+    public var detection: UInt64
+    public var positions: Range<UInt64>
+
+    public init(keyword: String, detection: UInt64, positions: Range<UInt64>) {
+        self.keyword = keyword
+        self.detection = detection
+        self.positions = positions
+    }
+}
