@@ -1,0 +1,204 @@
+import Foundation
+import HotwordAssistant
+import HotwordTestSupport
+import Testing
+
+/// The assistant hearing arrays (`QueuedAudio`) instead of a microphone, as fast as it can: the
+/// shipped wake-word model, espeak-ng's voice, real speech-to-text programs and the SUSI test
+/// server, no loudspeaker (no cue, no speech output). The conversation's states one by one,
+/// and a wake word in each.
+@Suite("Conversation, from arrays")
+struct ConversationTests {
+    struct Rig {
+        let folder: URL
+        let microphone = QueuedAudio()
+        let server: SUSITestServer
+        let assistant: Assistant
+        let log = AssistantTests.EventLog()
+        let running: Task<Void, Never>
+
+        init(answers: [SUSITestServer.Reply] = [], adjust: (inout AssistantConfiguration) -> Void = { _ in }) async throws {
+            folder = try TestPaths.temporaryDirectory()
+            server = try SUSITestServer(fallback: .answer("I have nothing more to say."))
+            for answer in answers { server.enqueue(answer) }
+            var configuration = AssistantConfiguration(clientVersion: "test")
+            configuration.cue.enabled = false
+            configuration.tts.backend = .none
+            configuration.susi.server = server.baseURL
+            configuration.susi.retry = .never
+            adjust(&configuration)
+            let log = log
+            assistant = try await Assistant(configuration: configuration, microphone: microphone) { log.append($0) }
+            let assistant = assistant
+            running = Task { await assistant.run() }
+        }
+
+        /// A speech-to-text program (`{wav}` its argument) running `body`.
+        static func recognizer(_ body: String, in folder: URL) throws -> [String] {
+            [try SpeechFixtures.script("stt-\(UUID().uuidString)", in: folder, body), "{wav}"]
+        }
+
+        func stop() async {
+            assistant.stop()
+            await running.value
+            server.shutdown()
+            try? FileManager.default.removeItem(at: folder)
+        }
+    }
+
+    static func silence(_ seconds: Double) -> [Float] { AssistantTests.silence(seconds) }
+
+    /// `text` said after `pause` (the first needs 2.5 s: the detector hears 1.8 s before it can
+    /// detect), then silence that ends the question.
+    static func question(_ text: String, pause: Double = 2.5) async throws -> [Float] {
+        silence(pause) + (try await SpeechFixtures.speech(text)) + silence(1.5)
+    }
+
+    /// How long any of these may wait for what it waits for (they take well under a second).
+    static let patience = Duration.seconds(20)
+
+    static func errors(_ log: AssistantTests.EventLog) -> [AssistantEvent] {
+        log.events.filter { if case .error = $0 { true } else { false } }
+    }
+
+    @Test func aQuestionIsHeardTranscribedAskedAndAnswered() async throws {
+        let scripts = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: scripts) }
+        let stt = try Rig.recognizer("echo what is the weather like today", in: scripts)
+        let rig = try await Rig(answers: [.answer("Sunny.")]) {
+            $0.stt.backend = .command
+            $0.stt.commandArguments = stt
+        }
+        rig.microphone.say(try await Self.question("hey susi, what is the weather like today"))
+        let done = await rig.log.wait(timeout: Self.patience) { rig.log.entered(.listening) == 2 }
+        await rig.stop()
+
+        #expect(done, "\(rig.log.events)")
+        let kinds = rig.log.events.map { event -> String in
+            switch event {
+            case .state(let state): state.rawValue
+            case .wake: "wake"
+            case .utteranceStart: "start"
+            case .utteranceEnd(_, let reason): "end \(reason.rawValue)"
+            case .transcript(let text): "you: \(text)"
+            case .answer(let text): "susi: \(text)"
+            default: "\(event)"
+            }
+        }
+        #expect(kinds == ["listening", "wake", "recording", "start", "end trailing_silence", "transcribing",
+                          "you: what is the weather like today", "asking", "speaking", "susi: SUSI: Sunny.", "listening"])
+        #expect(rig.server.chatRequests.map { $0.query("q") } == ["what is the weather like today"])
+    }
+
+    @Test func aQuestionRightAfterAnotherIsHeardWholeAndOnlyOnce() async throws {
+        let rig = try await Rig(answers: [.answer("Sunny."), .answer("Ten o'clock.")])
+        // Heard at once, so the second question interrupts the first while it is transcribed.
+        rig.microphone.say(try await Self.question("hey susi, what is the weather like today")
+            + (try await Self.question("hey susi, what time is it", pause: 0)))
+        let done = await rig.log.wait(timeout: Self.patience) { rig.log.wakes == 2 && rig.log.entered(.listening) == 2 }
+        await rig.stop()
+
+        #expect(done, "\(rig.log.events)")
+        #expect(rig.log.wakes == 2)
+        #expect(transcript(rig.log.transcripts.last ?? "", contains: "time"), "\(rig.log.transcripts)")
+        #expect(rig.server.chatRequests.last?.query("q") == rig.log.transcripts.last)
+    }
+
+    @Test func aWakeWordWhileRecordingIsPartOfTheQuestion() async throws {
+        let scripts = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: scripts) }
+        let stt = try Rig.recognizer("echo hey susi", in: scripts)
+        let rig = try await Rig {
+            $0.stt.backend = .command
+            $0.stt.commandArguments = stt
+        }
+        rig.microphone.say(try await Self.question("hey susi, hey susi, hey susi"))
+        let done = await rig.log.wait(timeout: Self.patience) { rig.log.entered(.listening) == 2 }
+        await rig.stop()
+
+        #expect(done, "\(rig.log.events)")
+        #expect(rig.log.wakes == 1)
+        #expect(!rig.log.events.contains { if case .bargeIn = $0 { true } else { false } })
+    }
+
+    @Test func aWakeWordWhileTranscribingIsNeitherAnErrorNorAnsweredWithAnApology() async throws {
+        let scripts = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: scripts) }
+        // The first question keeps the recogniser busy until the wake word cancels it (which
+        // stops the program, so it fails); the second is heard.
+        let stt = try Rig.recognizer("""
+            if [ -e "\(scripts.path)/busy" ]; then echo "what time is it"; else touch "\(scripts.path)/busy"; sleep 30; fi
+            """, in: scripts)
+        let rig = try await Rig(answers: [.answer("It is ten o'clock.")]) {
+            $0.stt.backend = .command
+            $0.stt.commandArguments = stt
+        }
+        rig.microphone.say(try await Self.question("hey susi, what is the weather like today"))
+        let transcribing = await rig.log.wait(timeout: Self.patience) { rig.log.entered(.transcribing) == 1 }
+        rig.microphone.say(try await Self.question("hey susi, what time is it", pause: 0.5))
+        let answeredAgain = await rig.log.wait(timeout: Self.patience) { rig.log.entered(.listening) == 2 && rig.server.chatRequests.count == 1 }
+        await rig.stop()
+
+        #expect(transcribing && answeredAgain, "\(rig.log.events)")
+        #expect(rig.log.events.contains(.bargeIn(interrupted: .transcribing)))
+        #expect(Self.errors(rig.log).isEmpty, "\(rig.log.events)")
+        #expect(!rig.log.events.contains { if case .answer(let text) = $0 { text.contains("Sorry") } else { false } })
+        #expect(rig.log.transcripts == ["what time is it"])
+    }
+
+    @Test func aWakeWordWhileAskingAbandonsTheQuestion() async throws {
+        let scripts = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: scripts) }
+        let stt = try Rig.recognizer("echo what time is it", in: scripts)
+        // Held back for less than the client waits (15 s), longer than the test takes.
+        let rig = try await Rig(answers: [.slow(.seconds(10), .answer("Too late.")), .answer("It is ten o'clock.")]) {
+            $0.stt.backend = .command
+            $0.stt.commandArguments = stt
+        }
+        rig.microphone.say(try await Self.question("hey susi, what time is it"))
+        let asking = await rig.log.wait(timeout: Self.patience) { rig.log.entered(.asking) == 1 }
+        rig.microphone.say(try await Self.question("hey susi, what time is it", pause: 0.5))
+        let answered = await rig.log.wait(timeout: Self.patience) { rig.log.events.contains(.answer("SUSI: It is ten o'clock.")) && rig.log.entered(.listening) == 2 }
+        await rig.stop()
+
+        #expect(asking && answered, "\(rig.log.events)")
+        #expect(rig.log.events.contains(.bargeIn(interrupted: .asking)))
+        #expect(Self.errors(rig.log).isEmpty, "\(rig.log.events)")
+        #expect(!rig.log.events.contains { if case .answer(let text) = $0 { text.contains("Too late") } else { false } })
+    }
+
+    @Test func withoutBargeInAWakeWordWhileBusyIsIgnored() async throws {
+        let scripts = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: scripts) }
+        // Busy until the test has said the second wake word and it has been heard.
+        let stt = try Rig.recognizer("while [ ! -e \"\(scripts.path)/go\" ]; do sleep 0.05; done; echo what time is it", in: scripts)
+        let rig = try await Rig(answers: [.answer("It is ten o'clock.")]) {
+            $0.stt.backend = .command
+            $0.stt.commandArguments = stt
+            $0.wake.bargeIn = false
+        }
+        rig.microphone.say(try await Self.question("hey susi, what time is it"))
+        let transcribing = await rig.log.wait(timeout: Self.patience) { rig.log.entered(.transcribing) == 1 }
+        rig.microphone.say(try await Self.question("hey susi, what is the weather like today", pause: 0.5))
+        try await Task.sleep(for: .milliseconds(500))  // far longer than hearing it takes
+        FileManager.default.createFile(atPath: scripts.appendingPathComponent("go").path, contents: nil)
+        let answered = await rig.log.wait(timeout: Self.patience) { rig.log.entered(.listening) == 2 }
+        await rig.stop()
+
+        #expect(transcribing && answered, "\(rig.log.events)")
+        #expect(rig.log.wakes == 1)
+        #expect(rig.server.chatRequests.count == 1)
+    }
+
+    @Test func nobodySpeakingAfterTheWakeWordGivesUpAfterTheTimeout() async throws {
+        let rig = try await Rig()
+        rig.microphone.say(Self.silence(2.5) + (try await SpeechFixtures.speech("hey susi")) + Self.silence(4))
+        let gaveUp = await rig.log.wait(timeout: .seconds(10)) { rig.log.events.contains(.noSpeech) }
+        await rig.stop()
+
+        #expect(gaveUp, "\(rig.log.events)")
+        #expect(rig.log.wakes == 1)
+        #expect(rig.server.requests.isEmpty)
+        #expect(Array(rig.log.events.suffix(2)) == [.noSpeech, .state(.listening)])
+    }
+}
