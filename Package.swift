@@ -45,7 +45,7 @@ let package = Package(
 
         // Features, model, detector, and hearing (detector, voice activity and utterances over a
         // stream of sample positions): pure computation, no I/O.
-        .target(name: "HotwordCore", dependencies: ["CFFTW"]),
+        .target(name: "HotwordCore", dependencies: ["CFFTW", "CBLAS"]),
         // Model files: load, save atomically, find the bundled models by name.
         .target(name: "HotwordModels", dependencies: ["HotwordCore"]),
         // Audio in and out: files, resampling, ring buffer, ALSA.
@@ -74,7 +74,8 @@ let package = Package(
 
         // Shared by the test targets: paths to ../shared, temporary folders, ALSA file-plugin devices.
         .target(name: "HotwordTestSupport", dependencies: ["HotwordCore", "HotwordAudio"], path: "Tests/HotwordTestSupport"),
-        .testTarget(name: "HotwordCoreTests", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"]),
+        .testTarget(name: "HotwordCoreTests", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "HotwordAudioTests", dependencies: ["HotwordAudio", "HotwordCore", "HotwordTestSupport"]),
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordAudio", "HotwordWyoming", "HotwordText", "HotwordTestSupport",
