@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import HotwordAudio
 import HotwordCore
@@ -49,8 +48,13 @@ final class Listener: Sendable {
 
     /// Starts both threads.
     func start() {
-        startThread("hotword-capture", captureAudio)
-        startThread("hotword-listener", listen)
+        for (name, body) in [("hotword-capture", captureAudio), ("hotword-listener", listen)] {
+            finished.enter()
+            AudioThread.start(name) { [finished] in
+                body()
+                finished.leave()
+            }
+        }
     }
 
     /// Stops both threads and waits for them (the source is closed, which ends a read).
@@ -78,23 +82,6 @@ final class Listener: Sendable {
         self.gain.store(gain.bitPattern, ordering: .relaxed)
     }
 
-    private func startThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
-        finished.enter()
-        let thread = Thread { [finished] in
-            // Where `ps -L`, `top -H` and debuggers look (Foundation does not set it); Linux keeps 15 bytes.
-            let descriptor = open("/proc/thread-self/comm", O_WRONLY)
-            if descriptor >= 0 {
-                _ = write(descriptor, Array(name.utf8.prefix(15)), min(name.utf8.count, 15))
-                close(descriptor)
-            }
-            body()
-            finished.leave()
-        }
-        thread.name = name
-        thread.qualityOfService = .userInteractive
-        thread.start()
-    }
-
     private func captureAudio() {
         let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: periodFrames)
         defer { buffer.deallocate() }
@@ -102,9 +89,7 @@ final class Listener: Sendable {
             let count = source.read(into: buffer)
             if count == 0 { break }
             let gain = Float(bitPattern: self.gain.load(ordering: .relaxed))
-            if gain != 1 {
-                for index in 0..<count { buffer[index] *= gain }
-            }
+            if gain != 1 { for index in 0..<count { buffer[index] *= gain } }
             ring.write(UnsafeBufferPointer(rebasing: buffer[..<count]))
             audioReady.signal()
         }
@@ -119,12 +104,8 @@ final class Listener: Sendable {
         defer { chunk.deallocate() }
         var nextPing = ContinuousClock.now
         while !stopping.load(ordering: .relaxed) {
-            if let interval = watchdog?.watchdogInterval {
-                // Waking up without audio too: a microphone being reopened is not a stuck loop.
-                _ = audioReady.wait(timeout: .now() + .nanoseconds(Int(interval / .nanoseconds(1))))
-            } else {
-                audioReady.wait()
-            }
+            // With a watchdog, waking up without audio too: a microphone being reopened is not a stuck loop.
+            _ = audioReady.wait(timeout: watchdog?.watchdogInterval.map { .now() + .nanoseconds(Int($0 / .nanoseconds(1))) } ?? .distantFuture)
             // Stopping ends this at once, however much audio is still waiting.
             while !stopping.load(ordering: .relaxed) {
                 if let watchdog, let interval = watchdog.watchdogInterval, ContinuousClock.now >= nextPing {

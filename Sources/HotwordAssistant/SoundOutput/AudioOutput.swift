@@ -36,10 +36,7 @@ final class AudioOutput: @unchecked Sendable {  // @unchecked: `queue`, `epoch`,
     init(device: PlaybackDevice, ownOutput: OwnOutputLog) {
         self.device = device
         self.ownOutput = ownOutput
-        let thread = Thread { [self] in playSounds() }
-        thread.name = "hotword-output"
-        thread.qualityOfService = .userInteractive
-        thread.start()
+        AudioThread.start("hotword-output") { [self] in playSounds() }
     }
 
     /// The epoch sounds are played for now.
