@@ -1,4 +1,5 @@
 import Foundation
+import HotwordCore
 import HotwordAudio
 
 /// Where and how to reach an OpenAI-compatible transcription server.
@@ -63,7 +64,7 @@ public struct HTTPRecognizer: SpeechRecognizer {
         defer { folder.remove() }
         let wav = folder.file("utterance.wav")
         do {
-            try AudioFileWriter.writeWAV(samples, to: wav, sampleRate: speechRecognizerSampleRate)
+            try AudioFileWriter.writeWAV(samples, to: wav, sampleRate: AudioFormat.sampleRate)
             return try Data(contentsOf: wav)
         } catch let error as AudioFileError {
             throw .audioNotWritten(path: wav.path, reason: error.description)

@@ -1,5 +1,6 @@
 import CSndFile
 import Foundation
+import HotwordCore
 
 /// What a file holds, as stored (before any conversion).
 public struct AudioFileInfo: Sendable, Equatable {
@@ -27,8 +28,6 @@ public struct DecodedAudio: Sendable {
 /// Float32 the detector works on: decoded in blocks as float, channels averaged, rate converted
 /// with libsamplerate's sinc filter (linear interpolation would alias noise into the speech band).
 public enum AudioFileReader {
-    /// The rate the wake-word model works at.
-    public static let defaultSampleRate = 16_000
     /// Rates we accept from files: beyond these a file is almost certainly mislabelled.
     public static let acceptedSampleRates = 1_000...384_000
 
@@ -38,7 +37,7 @@ public enum AudioFileReader {
     }
 
     /// Decodes the whole file to mono at `sampleRate`. A valid file with no frames gives no samples.
-    public static func read(_ url: URL, sampleRate: Int = defaultSampleRate,
+    public static func read(_ url: URL, sampleRate: Int = AudioFormat.sampleRate,
                             quality: Resampler.Quality = .medium) throws(AudioFileError) -> DecodedAudio {
         let stream = try AudioFileStream(url, sampleRate: sampleRate, quality: quality)
         var samples: [Float] = []
@@ -79,7 +78,7 @@ public final class AudioFileStream {
     private var ended = false
 
     /// Opens the file; nothing is decoded yet.
-    public init(_ url: URL, sampleRate: Int = AudioFileReader.defaultSampleRate,
+    public init(_ url: URL, sampleRate: Int = AudioFormat.sampleRate,
                 quality: Resampler.Quality = .medium) throws(AudioFileError) {
         file = try SoundFile(url)
         info = file.info

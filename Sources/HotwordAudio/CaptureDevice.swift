@@ -1,6 +1,7 @@
 import Atomics
 import CALSA
 import Foundation
+import HotwordCore
 import Logging
 
 /// How to open a microphone. The device is asked for `sampleFormat` / `sampleRate` / `channels`;
@@ -21,7 +22,7 @@ public struct CaptureConfiguration: Sendable, Equatable {
     public var reopen: AudioReopenPolicy
     public var resamplerQuality: Resampler.Quality
 
-    public init(device: String = "default", sampleRate: Int = CaptureDevice.outputSampleRate, channels: Int = 1,
+    public init(device: String = "default", sampleRate: Int = AudioFormat.sampleRate, channels: Int = 1,
                 sampleFormat: AudioSampleFormat = .signed16, period: AudioFrameCount = .milliseconds(32),
                 buffer: AudioFrameCount = .milliseconds(512), reopen: AudioReopenPolicy = AudioReopenPolicy(),
                 resamplerQuality: Resampler.Quality = .medium) {
@@ -36,16 +37,13 @@ public struct CaptureConfiguration: Sendable, Equatable {
     }
 }
 
-/// A microphone delivering 16 kHz mono Float samples, built to run unattended: overruns and
+/// A microphone delivering mono Float samples at `AudioFormat.sampleRate` (16 kHz), built to run unattended: overruns and
 /// suspends are recovered, a device that disappears is reopened with backoff (reads block
 /// meanwhile), one that is absent at the start can be waited for, and `close()` from any
 /// thread ends a blocked `read` promptly.
 ///
 /// One thread reads; any thread may call `close()` or look at `stats`.
 public final class CaptureDevice: AudioSource, @unchecked Sendable {  // ALSA state is only touched under `ioLock`
-    /// The rate of the samples `read` delivers.
-    public static let outputSampleRate = 16_000
-
     public let configuration: CaptureConfiguration
 
     private let connection: ALSAConnection
@@ -175,11 +173,11 @@ public final class CaptureDevice: AudioSource, @unchecked Sendable {  // ALSA st
         rawFrames = .allocate(byteCount: format.periodFrames * format.bytesPerFrame,
                               alignment: MemoryLayout<Int32>.alignment)
         monoFrames = .allocate(capacity: format.periodFrames)
-        if format.sampleRate == Self.outputSampleRate {
+        if format.sampleRate == AudioFormat.sampleRate {
             resampler = nil
         } else {
             do throws(ResamplerError) {
-                resampler = try Resampler(from: Double(format.sampleRate), to: Double(Self.outputSampleRate),
+                resampler = try Resampler(from: Double(format.sampleRate), to: Double(AudioFormat.sampleRate),
                                           quality: configuration.resamplerQuality)
             } catch {
                 throw .unsupported(device: configuration.device, direction: .capture,
@@ -187,7 +185,7 @@ public final class CaptureDevice: AudioSource, @unchecked Sendable {  // ALSA st
                                    reason: error.description)
             }
         }
-        let ratio = Double(Self.outputSampleRate) / Double(format.sampleRate)
+        let ratio = Double(AudioFormat.sampleRate) / Double(format.sampleRate)
         pending.reserveCapacity(Int((Double(format.periodFrames) * ratio).rounded(.up)) + 64)
     }
 }

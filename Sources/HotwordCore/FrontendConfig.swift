@@ -52,7 +52,7 @@ public struct FrontendConfig: Sendable, Hashable, Codable {
     }
 
     public init(
-        sampleRate: Int = 16_000, frameLength: Int = 400, frameShift: Int = 160, fftSize: Int = 512,
+        sampleRate: Int = AudioFormat.sampleRate, frameLength: Int = 400, frameShift: Int = 160, fftSize: Int = 512,
         removeDCOffset: Bool = true, preEmphasis: Float = 0.97, window: WindowFunction = .hann,
         melBands: Int = 40, lowFrequency: Float = 20, highFrequency: Float = 7_000,
         melScale: MelScale = .htk, logFloor: Float = 1e-6, cepstralCoefficients: Int = 0,

@@ -1,4 +1,5 @@
 import HotwordAudio
+import HotwordCore
 
 /// The PCM format of a Wyoming audio stream, as `audio-start` and `audio-chunk` state it:
 /// little-endian integer samples of `width` bytes (1 = unsigned 8-bit as in WAV, 2–4 signed),
@@ -51,8 +52,6 @@ public enum PCMConversionError: Error, Sendable, Equatable, CustomStringConverti
 /// Float in [-1, 1]: channels averaged, then resampled (band-limited, by `Resampler`).
 /// One instance per stream; chunks may have any number of whole frames.
 public final class PCMConverter {
-    public static let outputRate = 16_000
-
     public let format: PCMFormat
     private let resampler: Resampler?
     private var mono: [Float] = []
@@ -61,8 +60,8 @@ public final class PCMConverter {
         if let reason = format.problem { throw .unsupportedFormat(format, reason: reason) }
         self.format = format
         do {
-            resampler = format.rate == Self.outputRate
-                ? nil : try Resampler(from: Double(format.rate), to: Double(Self.outputRate))
+            resampler = format.rate == AudioFormat.sampleRate
+                ? nil : try Resampler(from: Double(format.rate), to: Double(AudioFormat.sampleRate))
         } catch {
             throw .resampling(error.description)
         }

@@ -76,7 +76,7 @@ struct BenchCommand: ParsableCommand {
     }
 
     private func oneMinuteOfAudio() throws -> [Float] {
-        let length = 60 * 16_000
+        let length = 60 * AudioFormat.sampleRate
         guard let audio else { return Self.syntheticMinute(length: length) }
         let samples: [Float]
         do {
@@ -94,8 +94,8 @@ struct BenchCommand: ParsableCommand {
         return (0..<length).map { n in
             state = state &* 1_664_525 &+ 1_013_904_223
             let noise = Float(state >> 8) / Float(1 << 24) - 0.5
-            let t = Float(n) / 16_000
-            switch (n / 16_000) % 3 {
+            let t = Float(n) / Float(AudioFormat.sampleRate)
+            switch (n / AudioFormat.sampleRate) % 3 {
             case 0: return 0.1 * noise
             case 1: return 0.3 * sin(2 * .pi * (300 + 200 * t.truncatingRemainder(dividingBy: 1)) * t) + 0.02 * noise
             default: return 0.001 * noise

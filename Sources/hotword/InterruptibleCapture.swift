@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HotwordCore
 import HotwordAudio
 
 /// A microphone opened by a command that records (`record`, `enroll`): a device that cannot be
@@ -9,7 +10,7 @@ final class InterruptibleCapture {
     let capture: CaptureDevice
     private let interrupt: DispatchSourceSignal
 
-    init(device: String, sampleRate: Int = CaptureDevice.outputSampleRate) throws {
+    init(device: String, sampleRate: Int = AudioFormat.sampleRate) throws {
         let capture: CaptureDevice
         do {
             capture = try CaptureDevice(CaptureConfiguration(device: device, sampleRate: sampleRate))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HotwordCore
 import HotwordAudio
 
 /// `hotword record`: captures from a microphone into a 16 kHz mono 16-bit WAV file.
@@ -19,7 +20,7 @@ struct RecordCommand: ParsableCommand {
     var device = "default"
 
     @Option(help: "The sample rate to ask the device for, in Hz; the recording is converted to 16 kHz.")
-    var rate = CaptureDevice.outputSampleRate
+    var rate = AudioFormat.sampleRate
 
     func validate() throws {
         guard seconds > 0, seconds <= 3600 else {
@@ -34,13 +35,13 @@ struct RecordCommand: ParsableCommand {
         let microphone = try InterruptibleCapture(device: device, sampleRate: rate)
         let capture = microphone.capture
 
-        var samples = [Float](repeating: 0, count: Int((seconds * Double(CaptureDevice.outputSampleRate)).rounded()))
+        var samples = [Float](repeating: 0, count: Int((seconds * Double(AudioFormat.sampleRate)).rounded()))
         let count = capture.read(into: &samples)
         let format = capture.stats.format
         microphone.close()
         try AudioFileWriter.writeWAV(Array(samples[..<count]), to: URL(fileURLWithPath: output),
-                                     sampleRate: CaptureDevice.outputSampleRate)
-        let recorded = Double(count) / Double(CaptureDevice.outputSampleRate)
+                                     sampleRate: AudioFormat.sampleRate)
+        let recorded = Double(count) / Double(AudioFormat.sampleRate)
         print("recorded \(recorded) s from '\(device)' (\(format.sampleFormat) \(format.sampleRate) Hz \(format.channels) ch) to \(output)")
     }
 }

@@ -6,77 +6,86 @@ import HotwordWyoming
 /// The `[stt]` backends, as `transcribe --backend` and `run --stt` take them.
 extension SpeechToTextSettings.Backend: ExpressibleByArgument {}
 
-/// Chooses and configures the speech-to-text backend from the command line.
+/// Chooses and configures the speech-to-text backend from the command line, over `[stt]` of
+/// `hotword.toml`: what is not given here is as configured.
 struct SpeechToTextOptions: ParsableArguments {
-    @Option(help: "The speech-to-text engine: pocketsphinx (embedded), http (an OpenAI-compatible server), command (a program) or wyoming (a Wyoming server).")
-    var backend: SpeechToTextSettings.Backend = .pocketsphinx
+    @Option(help: ArgumentHelp("The speech-to-text engine: pocketsphinx (embedded), http (an OpenAI-compatible server), command (a program) or wyoming (a Wyoming server). Default: stt.backend, else pocketsphinx.", valueName: "BACKEND"))
+    var backend: SpeechToTextSettings.Backend?
 
-    @Option(help: ArgumentHelp("pocketsphinx: the acoustic model folder.", valueName: "FOLDER"))
-    var hmm: String = PocketSphinxConfiguration().acousticModel
+    @Option(help: ArgumentHelp("pocketsphinx: the acoustic model folder. Default: stt.pocketsphinx.acoustic_model, else Debian's en-us.", valueName: "FOLDER"))
+    var hmm: String?
 
-    @Option(help: ArgumentHelp("pocketsphinx: the language model.", valueName: "FILE"))
-    var lm: String = PocketSphinxConfiguration().languageModel
+    @Option(help: ArgumentHelp("pocketsphinx: the language model. Default: stt.pocketsphinx.language_model, else Debian's.", valueName: "FILE"))
+    var lm: String?
 
-    @Option(help: ArgumentHelp("pocketsphinx: the pronunciation dictionary.", valueName: "FILE"))
-    var dict: String = PocketSphinxConfiguration().dictionary
+    @Option(help: ArgumentHelp("pocketsphinx: the pronunciation dictionary. Default: stt.pocketsphinx.dictionary, else Debian's.", valueName: "FILE"))
+    var dict: String?
 
-    @Option(help: ArgumentHelp("pocketsphinx: write its own log here (silenced otherwise).", valueName: "FILE"))
+    @Option(help: ArgumentHelp("pocketsphinx: write its own log here. Default: stt.pocketsphinx.log_file, else silenced.", valueName: "FILE"))
     var pocketsphinxLog: String?
 
-    @Option(help: "http: the transcription endpoint.")
-    var url: String = "http://127.0.0.1:8080/v1/audio/transcriptions"
+    @Option(help: ArgumentHelp("http: the transcription endpoint. Default: stt.http.url, else http://127.0.0.1:8080/v1/audio/transcriptions.", valueName: "URL"))
+    var url: String?
 
-    @Option(help: ArgumentHelp("http: the model name sent to the server.", valueName: "NAME"))
-    var httpModel: String = "whisper-1"
+    @Option(help: ArgumentHelp("http: the model name sent to the server. Default: stt.http.model, else whisper-1.", valueName: "NAME"))
+    var httpModel: String?
 
-    @Option(help: ArgumentHelp("wyoming: the server, e.g. tcp://127.0.0.1:10300 (wyoming-faster-whisper).", valueName: "URI"))
-    var wyoming: String = "tcp://127.0.0.1:10300"
+    @Option(help: ArgumentHelp("wyoming: the server, e.g. tcp://127.0.0.1:10300 (wyoming-faster-whisper). Default: stt.wyoming.uri.", valueName: "URI"))
+    var wyoming: String?
 
-    @Option(help: ArgumentHelp("http and wyoming: the spoken language (ISO 639-1); the server detects it otherwise.", valueName: "CODE"))
+    @Option(help: ArgumentHelp("http and wyoming: the spoken language (ISO 639-1). Default: as configured, else the server detects it.", valueName: "CODE"))
     var language: String?
 
-    @Option(help: ArgumentHelp("http: sent as 'Authorization: Bearer KEY'.", valueName: "KEY"))
+    @Option(help: ArgumentHelp("http: sent as 'Authorization: Bearer KEY'. Default: stt.http.api_key.", valueName: "KEY"))
     var apiKey: String?
 
     @Option(help: ArgumentHelp(
-        "command: the program and its arguments, separated by spaces (no shell); {wav} is replaced by the utterance's WAV file.",
+        "command: the program and its arguments, separated by spaces (no shell); {wav} is replaced by the utterance's WAV file. Default: stt.command.arguments.",
         valueName: "COMMAND"))
     var command: String?
 
-    @Option(help: ArgumentHelp("http, command and wyoming: seconds one utterance may take.", valueName: "SECONDS"))
-    var timeout: Double = 60
+    @Option(help: ArgumentHelp("http, command and wyoming: seconds one utterance may take. Default: as configured, else 30, 60 and 30.", valueName: "SECONDS"))
+    var timeout: Double?
 
     func validate() throws {
-        guard timeout > 0 else { throw ValidationError("--timeout must be positive, not \(timeout).") }
-        switch backend {
-        case .pocketsphinx:
-            break
-        case .http:
-            guard let url = URL(string: url), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+        if let timeout, timeout <= 0 { throw ValidationError("--timeout must be positive, not \(timeout).") }
+        if let url {
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil else {
                 throw ValidationError("--url must be an http or https URL, not '\(url)'.")
             }
-        case .command:
-            guard let command, !CommandLineWords.split(command).isEmpty else {
-                throw ValidationError("--backend command needs --command, e.g. --command 'whisper-cli -m model.bin -nt -f {wav}'.")
-            }
-        case .wyoming:
+        }
+        if let command, CommandLineWords.split(command).isEmpty { throw ValidationError("--command names no program.") }
+        if let wyoming {
             do { _ = try WyomingEndpoint(parsing: wyoming) } catch { throw ValidationError("--wyoming: \(error)") }
         }
     }
 
-    var settings: SpeechToTextBackend {
-        switch backend {
-        case .pocketsphinx:
-            .pocketsphinx(PocketSphinxConfiguration(acousticModel: hmm, languageModel: lm, dictionary: dict,
-                                                    logFile: pocketsphinxLog))
-        case .http:
-            .http(HTTPRecognizerConfiguration(url: URL(string: url)!, model: httpModel, language: language,
-                                              apiKey: apiKey, timeout: .seconds(timeout)))
-        case .command:
-            .command(arguments: CommandLineWords.split(command ?? ""), timeout: .seconds(timeout))
-        case .wyoming:
-            .wyoming(WyomingServiceConfiguration(endpoint: try! WyomingEndpoint(parsing: wyoming), language: language, timeout: .seconds(timeout)))
+    /// `configured` with the options given here over it.
+    func settings(over configured: SpeechToTextSettings) throws -> SpeechToTextBackend {
+        var settings = configured
+        if let backend { settings.backend = backend }
+        if let hmm { settings.pocketsphinx.acousticModel = hmm }
+        if let lm { settings.pocketsphinx.languageModel = lm }
+        if let dict { settings.pocketsphinx.dictionary = dict }
+        if let pocketsphinxLog { settings.pocketsphinx.logFile = pocketsphinxLog }
+        if let url, let parsed = URL(string: url) { settings.http.url = parsed }
+        if let httpModel { settings.http.model = httpModel }
+        if let apiKey { settings.http.apiKey = apiKey }
+        if let language {
+            settings.http.language = language
+            settings.wyoming.language = language
         }
+        if let command { settings.commandArguments = CommandLineWords.split(command) }
+        if let wyoming { settings.wyoming.endpoint = try WyomingEndpoint(parsing: wyoming) }
+        if let timeout {
+            settings.http.timeout = .milliseconds(Int(timeout * 1000))
+            settings.commandTimeoutSeconds = timeout
+            settings.wyoming.timeout = .milliseconds(Int(timeout * 1000))
+        }
+        if settings.backend == .command, settings.commandArguments.isEmpty {
+            throw ValidationError("--backend command needs --command (or stt.command.arguments), e.g. --command 'whisper-cli -m model.bin -nt -f {wav}'.")
+        }
+        return settings.selected
     }
 }
 

@@ -5,51 +5,64 @@ import HotwordWyoming
 /// The `[tts]` backends, as `say --backend` and `run --tts` take them.
 extension TextToSpeechSettings.Backend: ExpressibleByArgument {}
 
-/// Chooses and configures the text-to-speech backend from the command line.
+/// Chooses and configures the text-to-speech backend from the command line, over `[tts]` of
+/// `hotword.toml`: what is not given here is as configured.
 struct TextToSpeechOptions: ParsableArguments {
-    @Option(help: "The text-to-speech engine: espeak (embedded espeak-ng), command (a program) or wyoming (a Wyoming server).")
-    var backend: TextToSpeechSettings.Backend = .espeak
+    @Option(help: ArgumentHelp("The text-to-speech engine: espeak (embedded espeak-ng), command (a program) or wyoming (a Wyoming server). Default: tts.backend, else espeak.", valueName: "BACKEND"))
+    var backend: TextToSpeechSettings.Backend?
 
-    @Option(help: "espeak: the voice, optionally with a variant (en-us, de, en-us+klatt4; see `espeak-ng --voices`).")
-    var voice: String = EspeakConfiguration().voice
+    @Option(help: "espeak: the voice, optionally with a variant (en-us, de, en-us+klatt4; see `espeak-ng --voices`). Default: tts.espeak.voice, else en-us.")
+    var voice: String?
 
-    @Option(help: "espeak: words per minute (80–450).")
-    var rate: Int = EspeakConfiguration().rate
+    @Option(help: "espeak: words per minute (80–450). Default: tts.espeak.rate, else 175.")
+    var rate: Int?
 
-    @Option(help: "espeak: base pitch (0–100).")
-    var pitch: Int = EspeakConfiguration().pitch
+    @Option(help: "espeak: base pitch (0–100). Default: tts.espeak.pitch, else 50.")
+    var pitch: Int?
 
     @Option(help: ArgumentHelp(
-        "command: the program and its arguments, separated by spaces (no shell). It reads the text on stdin and writes a WAV file to {wav}, or to stdout without {wav}.",
+        "command: the program and its arguments, separated by spaces (no shell). It reads the text on stdin and writes a WAV file to {wav}, or to stdout without {wav}. Default: tts.command.arguments.",
         valueName: "COMMAND"))
     var command: String?
 
-    @Option(help: ArgumentHelp("wyoming: the server, e.g. tcp://127.0.0.1:10200 (wyoming-piper).", valueName: "URI"))
-    var wyoming: String = "tcp://127.0.0.1:10200"
+    @Option(help: ArgumentHelp("wyoming: the server, e.g. tcp://127.0.0.1:10200 (wyoming-piper). Default: tts.wyoming.uri.", valueName: "URI"))
+    var wyoming: String?
 
-    @Option(help: ArgumentHelp("wyoming: the voice to ask for (the server's default otherwise).", valueName: "NAME"))
+    @Option(help: ArgumentHelp("wyoming: the voice to ask for. Default: tts.wyoming.voice, else the server's.", valueName: "NAME"))
     var wyomingVoice: String?
 
-    @Option(help: ArgumentHelp("command and wyoming: seconds one text may take.", valueName: "SECONDS"))
-    var timeout: Double = 60
+    @Option(help: ArgumentHelp("command and wyoming: seconds one text may take. Default: as configured, else 60 and 30.", valueName: "SECONDS"))
+    var timeout: Double?
 
     func validate() throws {
-        if backend == .none { throw ValidationError("--backend none would say nothing: choose espeak, command or wyoming.") }
-        guard timeout > 0 else { throw ValidationError("--timeout must be positive, not \(timeout).") }
-        if backend == .command, CommandLineWords.split(command ?? "").isEmpty {
-            throw ValidationError("--backend command needs --command, e.g. --command 'piper --model voice.onnx --output_file {wav}'.")
-        }
-        if backend == .wyoming {
+        if backend == TextToSpeechSettings.Backend.none { throw ValidationError("--backend none would say nothing: choose espeak, command or wyoming.") }
+        if let timeout, timeout <= 0 { throw ValidationError("--timeout must be positive, not \(timeout).") }
+        if let command, CommandLineWords.split(command).isEmpty { throw ValidationError("--command names no program.") }
+        if let wyoming {
             do { _ = try WyomingEndpoint(parsing: wyoming) } catch { throw ValidationError("--wyoming: \(error)") }
         }
     }
 
-    var settings: TextToSpeechBackend {
-        switch backend {
-        case .espeak: .espeak(EspeakConfiguration(voice: voice, rate: rate, pitch: pitch))
-        case .command: .command(arguments: CommandLineWords.split(command ?? ""), timeout: .seconds(timeout))
-        case .wyoming: .wyoming(WyomingServiceConfiguration(endpoint: try! WyomingEndpoint(parsing: wyoming), name: wyomingVoice, timeout: .seconds(timeout)))
-        case .none: .none
+    /// `configured` with the options given here over it.
+    func settings(over configured: TextToSpeechSettings) throws -> TextToSpeechBackend {
+        var settings = configured
+        if let backend { settings.backend = backend }
+        if let voice { settings.espeak.voice = voice }
+        if let rate { settings.espeak.rate = rate }
+        if let pitch { settings.espeak.pitch = pitch }
+        if let command { settings.commandArguments = CommandLineWords.split(command) }
+        if let wyoming { settings.wyoming.endpoint = try WyomingEndpoint(parsing: wyoming) }
+        if let wyomingVoice { settings.wyoming.name = wyomingVoice }
+        if let timeout {
+            settings.commandTimeoutSeconds = timeout
+            settings.wyoming.timeout = .milliseconds(Int(timeout * 1000))
         }
+        if settings.backend == .command, settings.commandArguments.isEmpty {
+            throw ValidationError("--backend command needs --command (or tts.command.arguments), e.g. --command 'piper --model voice.onnx --output_file {wav}'.")
+        }
+        if settings.backend == .none {
+            throw ValidationError("tts.backend is \"none\", which would say nothing: choose one with --backend.")
+        }
+        return settings.selected
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HotwordCore
 import HotwordAssistant
 import HotwordAudio
 import HotwordTestSupport
@@ -123,7 +124,7 @@ struct AssistantTests {
         let rig = try await Rig(answers: [.answer(answer)]) { $0.wake.echoTailMilliseconds = 1_000 }
         rig.microphone.say(Self.silence(2.5) + (try await SpeechFixtures.speech("hey susi, what is your name")))
         // The room: what the loudspeaker plays comes back into the microphone (after the cue).
-        let cue = Double(Chime.samples.count) / Double(Chime.sampleRate)
+        let cue = Double(Chime.samples.count) / Double(AudioFormat.sampleRate)
         let playing = await rig.log.wait { rig.log.entered(.speaking) == 1 && rig.loudspeaker.playedSeconds > cue + 0.05 }
         let ownVoice = try await EspeakSynthesizer().synthesize(answer)
         rig.microphone.say(try Resampler.convert(ownVoice.samples, from: Double(ownVoice.sampleRate), to: 16_000).map { $0 * 0.7 })

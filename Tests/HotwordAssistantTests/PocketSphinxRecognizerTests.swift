@@ -1,4 +1,5 @@
 import Foundation
+import HotwordCore
 import HotwordAssistant
 import HotwordAudio
 import HotwordTestSupport
@@ -27,7 +28,7 @@ import Testing
 
     @Test func hearsNothingInSilence() async throws {
         let recognizer = try await SpeechFixtures.pocketsphinx()
-        #expect(try await recognizer.transcribe([Float](repeating: 0, count: 2 * speechRecognizerSampleRate)) == "")
+        #expect(try await recognizer.transcribe([Float](repeating: 0, count: 2 * AudioFormat.sampleRate)) == "")
         #expect(try await recognizer.transcribe([]) == "")
     }
 
@@ -48,7 +49,7 @@ import Testing
         let file = TestPaths.sharedData.appendingPathComponent("speech/speechocean762/SPEAKER0044_000440175.flac")
         let speech = try AudioFileReader.read(file).samples
         let first = try await recognizer.transcribe(speech)
-        _ = try await recognizer.transcribe([Float](repeating: 0, count: 2 * speechRecognizerSampleRate))
+        _ = try await recognizer.transcribe([Float](repeating: 0, count: 2 * AudioFormat.sampleRate))
         _ = try await recognizer.transcribe(try await SpeechFixtures.speech("what is the weather like today"))
         let again = try await recognizer.transcribe(speech)
         #expect(again == first, "first \"\(first)\", then \"\(again)\"")

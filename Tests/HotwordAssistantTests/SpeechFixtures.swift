@@ -1,4 +1,5 @@
 import Foundation
+import HotwordCore
 import HotwordAssistant
 import HotwordAudio
 import HotwordTestSupport
@@ -33,7 +34,7 @@ enum SpeechFixtures {
 
     /// Synthesised audio resampled to the rate recognisers take.
     static func forRecognizer(_ audio: SynthesizedAudio) throws -> [Float] {
-        try Resampler.convert(audio.samples, from: Double(audio.sampleRate), to: Double(speechRecognizerSampleRate))
+        try Resampler.convert(audio.samples, from: Double(audio.sampleRate), to: Double(AudioFormat.sampleRate))
     }
 
     static func rms(_ samples: [Float]) -> Float {

@@ -59,7 +59,7 @@ public struct AudioSettings: Sendable, Equatable {
     public var captureDevice = "default"
     public var playbackDevice = "default"
     /// The rate asked from the microphone; the audio is converted to 16 kHz.
-    public var captureRate = CaptureDevice.outputSampleRate
+    public var captureRate = AudioFormat.sampleRate
     public var playbackRate = 48_000
     /// Capture period and buffer, in milliseconds.
     public var periodMilliseconds = 32

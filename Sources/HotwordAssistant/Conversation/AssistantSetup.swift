@@ -79,7 +79,7 @@ struct ConversationParts: Sendable {
 
     private static func loadCue(_ settings: CueSettings) throws(AssistantError) -> SynthesizedAudio? {
         guard settings.enabled else { return nil }
-        guard let file = settings.file else { return SynthesizedAudio(samples: Chime.samples, sampleRate: Chime.sampleRate) }
+        guard let file = settings.file else { return SynthesizedAudio(samples: Chime.samples, sampleRate: AudioFormat.sampleRate) }
         do {
             let url = URL(fileURLWithPath: file)
             let audio = try AudioFileReader.read(url, sampleRate: try AudioFileReader.info(of: url).sampleRate)

@@ -1,4 +1,5 @@
 import Foundation
+import HotwordCore
 import HotwordWyoming
 
 /// A Wyoming speech service (wyoming-faster-whisper, wyoming-piper, …): where it is, which model
@@ -54,15 +55,15 @@ public struct WyomingRecognizer: SpeechRecognizer {
                 if let name = configuration.name { request["name"] = .string(name) }
                 if let language = configuration.language { request["language"] = .string(language) }
                 try connection.send(WyomingEvent(type: "transcribe", data: request))
-                let format: [String: JSONValue] = ["rate": .number(Double(speechRecognizerSampleRate)), "width": 2, "channels": 1]
+                let format: [String: JSONValue] = ["rate": .number(Double(AudioFormat.sampleRate)), "width": 2, "channels": 1]
                 try connection.send(WyomingEvent(type: "audio-start", data: format.merging(["timestamp": 0]) { $1 }))
                 let pcm = PCMFormat.pcm16(samples)
                 for offset in stride(from: 0, to: pcm.count, by: Self.bytesPerChunk) {
-                    let milliseconds = Double(offset / 2 * 1000 / speechRecognizerSampleRate)
+                    let milliseconds = Double(offset / 2 * 1000 / AudioFormat.sampleRate)
                     try connection.send(WyomingEvent(type: "audio-chunk", data: format.merging(["timestamp": .number(milliseconds)]) { $1 },
                                                      payload: Array(pcm[offset..<min(offset + Self.bytesPerChunk, pcm.count)])))
                 }
-                try connection.send(WyomingEvent(type: "audio-stop", data: ["timestamp": .number(Double(samples.count * 1000 / speechRecognizerSampleRate))]))
+                try connection.send(WyomingEvent(type: "audio-stop", data: ["timestamp": .number(Double(samples.count * 1000 / AudioFormat.sampleRate))]))
                 while true {
                     let event = try connection.receive(waitingFor: "transcript")
                     switch event.type {

@@ -1,4 +1,5 @@
 import Foundation
+import HotwordCore
 import HotwordAudio
 
 /// Speech to text by an external program, e.g. whisper.cpp's command-line tool:
@@ -33,7 +34,7 @@ public struct CommandRecognizer: SpeechRecognizer {
         defer { folder.remove() }
         let wav = folder.file("utterance.wav")
         do {
-            try AudioFileWriter.writeWAV(samples, to: wav, sampleRate: speechRecognizerSampleRate)
+            try AudioFileWriter.writeWAV(samples, to: wav, sampleRate: AudioFormat.sampleRate)
         } catch {
             throw .audioNotWritten(path: wav.path, reason: error.description)
         }

@@ -9,9 +9,6 @@ public protocol SpeechRecognizer: Sendable {
     func transcribe(_ samples: [Float]) async throws(SpeechToTextError) -> String
 }
 
-/// The sample rate every `SpeechRecognizer` expects.
-public let speechRecognizerSampleRate = 16_000
-
 /// A transcript as the assistant uses it: words separated by single spaces, no surrounding
 /// whitespace (engines differ: newlines per segment, a leading space, …).
 func normalizedTranscript(_ text: String) -> String {

@@ -42,9 +42,8 @@ public final class Hearing {
         }
     }
 
-    private static let sampleRate = AudioFormat.sampleRate
     /// How long the assistant's own sound lingers for voice activity: the room's echo.
-    private static let roomEchoTail = UInt64(sampleRate / 10)
+    private static let roomEchoTail = UInt64(AudioFormat.sampleRate / 10)
 
     public let settings: Settings
     private let detector: Detector
@@ -153,7 +152,7 @@ public final class Hearing {
             emit(.ownWakeWord(detection))
             return samples.count
         }
-        let offset = UInt64((detection.time * Double(Self.sampleRate)).rounded())
+        let offset = UInt64((detection.time * Double(AudioFormat.sampleRate)).rounded())
         let detected = min(max(detectorOrigin + offset, position), end)
         emit(.wake(detection, position: detected))
         wake = (detection.keyword, detected)
@@ -221,7 +220,7 @@ public final class Hearing {
     /// Half a second more than the detector needs before the detection: a listener hears the
     /// wake word begin, and the detector run over the file again has all it heard.
     private func wakeAudio(endingAt end: UInt64) -> WakeAudio {
-        let lead = UInt64(max(warmUp + Self.sampleRate / 2, recorder.preRollSamples))
+        let lead = UInt64(max(warmUp + AudioFormat.sampleRate / 2, recorder.preRollSamples))
         return WakeAudio(keyword: wake.keyword, detection: wake.position, positions: (wake.position - min(wake.position, lead))..<end)
     }
 
@@ -256,6 +255,6 @@ public final class Hearing {
     private static func warmUpSamples(_ model: KeywordModel) -> Int {
         let frontend = model.frontend
         let frames = model.receptiveField + model.totalStride - 1
-        return ((frames - 1) * frontend.frameShift + frontend.frameLength) * sampleRate / frontend.sampleRate
+        return ((frames - 1) * frontend.frameShift + frontend.frameLength) * AudioFormat.sampleRate / frontend.sampleRate
     }
 }

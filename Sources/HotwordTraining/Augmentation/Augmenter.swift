@@ -65,7 +65,7 @@ public struct AugmentationSources: Sendable {
             return response
         }
         let scale = 1 / response[peak]
-        return response[peak...].prefix(16_000 * 2).map { $0 * scale }
+        return response[peak...].prefix(AudioFormat.sampleRate * 2).map { $0 * scale }
     }
 }
 

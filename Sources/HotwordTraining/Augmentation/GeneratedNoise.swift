@@ -1,4 +1,5 @@
 import Foundation
+import HotwordCore
 
 /// Background noise made without recordings, for training when the user has none: the three
 /// classic noise colours (white: hiss; pink: rain, fans, a busy room; brown: rumble, traffic)
@@ -53,7 +54,7 @@ public enum GeneratedNoise {
     /// Music without words: a melody and chords in one key, notes with harmonics that fade like
     /// plucked or struck strings (or hold like an organ), over a kick, snare and hi-hat pattern.
     /// Sustained harmonic tones are what a wake word hears in music that no noise recording has.
-    public static func music(samples: Int, sampleRate: Int = 16_000, using rng: inout some RandomNumberGenerator) -> [Float] {
+    public static func music(samples: Int, sampleRate: Int = AudioFormat.sampleRate, using rng: inout some RandomNumberGenerator) -> [Float] {
         var out = [Float](repeating: 0, count: samples)
         let rate = Float(sampleRate)
         let beat = Int(60 / Float.random(in: 70...160, using: &rng) * rate)

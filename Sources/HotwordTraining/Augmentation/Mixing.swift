@@ -1,4 +1,5 @@
 import Foundation
+import HotwordCore
 
 /// Signal-level building blocks of augmentation: levels, noise at a chosen SNR, synthetic rooms.
 public enum Mixing {
@@ -44,7 +45,7 @@ public enum Mixing {
 
     /// A small-room impulse response: a direct path, then exponentially decaying noise reaching
     /// −60 dB after `rt60` seconds (Polack's statistical model), with early reflections sparse.
-    public static func syntheticRoomResponse(rt60: Float, directToReverberant: Float, sampleRate: Int = 16_000,
+    public static func syntheticRoomResponse(rt60: Float, directToReverberant: Float, sampleRate: Int = AudioFormat.sampleRate,
                                              using rng: inout some RandomNumberGenerator) -> [Float] {
         let length = Int(rt60 * Float(sampleRate))
         var response = [Float](repeating: 0, count: max(length, 2))

@@ -176,7 +176,7 @@ public struct Enrollment: Sendable {
     private func noiseFolders(speech: [String], split: DataSplit, seed: UInt64) throws(EnrollmentError) -> [String] {
         let room = try options.folder.backgroundFiles()
         var rng = SeededRandom(seed: seed &+ 0x0015E)
-        let count = Self.generatedNoiseSeconds * AudioFileReader.defaultSampleRate
+        let count = Self.generatedNoiseSeconds * AudioFormat.sampleRate
         try options.folder.saveGeneratedNoise(GeneratedNoise.white(samples: count, using: &rng), name: "white")
         try options.folder.saveGeneratedNoise(GeneratedNoise.pink(samples: count, using: &rng), name: "pink")
         try options.folder.saveGeneratedNoise(GeneratedNoise.brown(samples: count, using: &rng), name: "brown")

@@ -1,4 +1,5 @@
 import Foundation
+import HotwordCore
 import HotwordAudio
 
 /// Where an enrollment keeps its material, so that running it again adds takes instead of
@@ -50,7 +51,7 @@ public struct EnrollmentFolder: Sendable {
         var seconds: [Double] = []
         for url in try takeFiles() {
             let samples = try Self.read(url)
-            if let bounds = SpeechBounds.find(in: samples) { seconds.append(Double(bounds.length) / Double(AudioFileReader.defaultSampleRate)) }
+            if let bounds = SpeechBounds.find(in: samples) { seconds.append(Double(bounds.length) / Double(AudioFormat.sampleRate)) }
         }
         return seconds
     }
@@ -80,7 +81,7 @@ public struct EnrollmentFolder: Sendable {
         // Saved takes that these files will replace are not compared with them.
         var saved: [Double] = []
         for url in try takeFiles() where !keptNames.contains(url.deletingPathExtension().lastPathComponent) {
-            if let bounds = SpeechBounds.find(in: try Self.read(url)) { saved.append(Double(bounds.length) / Double(AudioFileReader.defaultSampleRate)) }
+            if let bounds = SpeechBounds.find(in: try Self.read(url)) { saved.append(Double(bounds.length) / Double(AudioFormat.sampleRate)) }
         }
         // First alone, then each against the saved takes and the other files that passed alone.
         let alone = recordings.map { samples in Result { () throws(TakeProblem) in try rules.check(samples) } }
@@ -139,7 +140,7 @@ public struct EnrollmentFolder: Sendable {
             throw .folder(path: folder.path, reason: (error as NSError).localizedDescription)
         }
         do {
-            try AudioFileWriter.writeWAV(samples, to: url, sampleRate: AudioFileReader.defaultSampleRate)
+            try AudioFileWriter.writeWAV(samples, to: url, sampleRate: AudioFormat.sampleRate)
         } catch {
             throw .folder(path: folder.path, reason: error.description)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HotwordCore
 
 /// One recording of the wake word offered for a personal model, measured and trimmed.
 public struct Take: Sendable {
@@ -70,7 +71,7 @@ public struct TakeRules: Sendable, Hashable {
 
     /// Measures `samples` (16 kHz mono) and trims them to the speech plus `margin`; throws the
     /// first problem found. `others` are the speech durations of the user's other takes.
-    public func check(_ samples: [Float], against others: [Double] = [], sampleRate: Int = 16_000) throws(TakeProblem) -> Take {
+    public func check(_ samples: [Float], against others: [Double] = [], sampleRate: Int = AudioFormat.sampleRate) throws(TakeProblem) -> Take {
         guard let bounds = SpeechBounds.find(in: samples) else { throw .noSpeech }
         let speech = samples[bounds.start..<bounds.end]
         let seconds = Double(bounds.length) / Double(sampleRate)

@@ -55,7 +55,7 @@ public struct EvaluationStream: Sendable {
     /// model's figures by more than a recipe change does, so they are worth pooling over passes.
     public init(positives: [[Float]], positiveNames: [String] = [], negatives: [[Float]], negativeNames: [String] = [],
                 negativeSources: [String] = [], noise: [[Float]], snr: Float?, noiseAlone: [NoiseAlone] = [],
-                seed: UInt64, passes: Int = 1, sampleRate: Int = 16_000) {
+                seed: UInt64, passes: Int = 1, sampleRate: Int = AudioFormat.sampleRate) {
         self.sampleRate = sampleRate
         func labels(_ names: [String], of clips: [[Float]], _ kind: String) -> [String] {
             names.count == clips.count ? names : clips.indices.map { "\(kind) clip \($0 + 1)" }

@@ -1,4 +1,5 @@
 import Foundation
+import HotwordCore
 import HotwordAudio
 
 /// Renders one planned clip: engine → trim → level → silence → WAV (and the recogniser's copy).
@@ -8,7 +9,7 @@ struct ClipRenderer: Sendable {
     let check: KeywordCheck?
     let engines: [EngineKind: any SpeechEngine]
 
-    static let sampleRate = AudioFileReader.defaultSampleRate
+    static let sampleRate = AudioFormat.sampleRate
     /// Kept around the detected speech so weak onsets and endings (h, s, f) are not cut.
     static let margin = sampleRate / 20
 

@@ -1,4 +1,5 @@
 import Foundation
+import HotwordCore
 import HotwordAudio
 
 /// The text-to-speech programs synthesis can use (all from Debian).
@@ -100,7 +101,7 @@ extension SpeechEngine {
             let native = try AudioFileReader.info(of: url).sampleRate
             let samples = try AudioFileReader.read(url, sampleRate: native).samples
             return try Resampler.convert(samples, from: Double(native) * pitch,
-                                         to: Double(AudioFileReader.defaultSampleRate))
+                                         to: Double(AudioFormat.sampleRate))
         } catch let error as AudioFileError {
             throw .audio("\(kind.rawValue) output: \(error)")
         } catch {
