@@ -103,4 +103,69 @@ struct SpeechCommandTests {
         #expect(result.stdout == "\(silence.path): \n")
         #expect(result.stderr.contains(missing.path), "\(result.stderr)")
     }
+
+    /// Writes an executable shell script `name` with `body` into `folder`.
+    private func script(_ name: String, in folder: URL, _ body: String) throws -> String {
+        let path = folder.appendingPathComponent(name).path
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+        try #require(descriptor >= 0)
+        let text = Array("#!/bin/sh\n\(body)\n".utf8)
+        _ = write(descriptor, text, text.count)
+        close(descriptor)
+        return path
+    }
+
+    @Test func transcribeUsesTheConfiguredEngineUnderTheOptionsGiven() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let wav = folder.appendingPathComponent("silence.wav")
+        try AudioFileWriter.writeWAV([Float](repeating: 0, count: 16_000), to: wav, sampleRate: 16_000)
+        let configured = try script("configured", in: folder, "echo configured engine")
+        let given = try script("given", in: folder, "echo given engine")
+        let config = folder.appendingPathComponent("hotword.toml")
+        try """
+            [stt]
+            backend = "command"
+            [stt.command]
+            arguments = ["\(configured)", "{wav}"]
+            """.write(to: config, atomically: true, encoding: .utf8)
+
+        let fromFile = try await HotwordBinary.run(["transcribe", wav.path, "--config", config.path])
+        let overridden = try await HotwordBinary.run(["transcribe", wav.path, "--config", config.path, "--command", "\(given) {wav}"])
+        #expect(fromFile.status == 0 && overridden.status == 0, "\(fromFile.stderr) \(overridden.stderr)")
+        #expect(fromFile.stdout == "configured engine\n")
+        #expect(overridden.stdout == "given engine\n")
+    }
+
+    @Test func sayUsesTheConfiguredVoiceAndLoudspeakerUnderTheOptionsGiven() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let played = folder.appendingPathComponent("played.raw")
+        let config = folder.appendingPathComponent("hotword.toml")
+        try """
+            [audio]
+            playback_device = '\(ALSATestDevices.playback(into: played))'
+            [tts.espeak]
+            voice = "xx-none"
+            """.write(to: config, atomically: true, encoding: .utf8)
+
+        let configuredVoice = try await HotwordBinary.run(["say", "hello", "--config", config.path])
+        #expect(configuredVoice.status == 1)
+        #expect(configuredVoice.stderr.contains("no voice named xx-none"), "\(configuredVoice.stderr)")
+        let givenVoice = try await HotwordBinary.run(["say", "hello", "--config", config.path, "--voice", "en-us"])
+        #expect(givenVoice.status == 0, "\(givenVoice.stderr)")
+        #expect(try Data(contentsOf: played).count > 10_000, "played on the configured loudspeaker")
+    }
+
+    @Test func aBrokenConfigurationStopsSayAndTranscribe() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("hotword.toml")
+        try "[tts]\nbackend = \"loud\"\n".write(to: config, atomically: true, encoding: .utf8)
+        for command in [["say", "hello", "--out", "/dev/null"], ["transcribe", config.path]] {
+            let result = try await HotwordBinary.run(command + ["--config", config.path])
+            #expect(result.status == 78, "\(command[0]): \(result.stderr)")
+            #expect(result.stderr.contains("tts.backend"), "\(result.stderr)")
+        }
+    }
 }
