@@ -53,17 +53,19 @@ let package = Package(
             "HotwordCore", "CALSA", "CSndFile", "CSampleRate", atomics, logging,
         ]),
         // Data synthesis, augmentation, training, evaluation and tuning.
-        .target(name: "HotwordTraining", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "CBLAS", logging]),
+        .target(name: "HotwordTraining", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordChildProcess", "CBLAS", logging]),
         // The Wyoming protocol (Home Assistant, Rhasspy): event framing, per-connection wake-word
         // sessions (pure: events in, events out), and a thin POSIX socket server.
-        .target(name: "HotwordWyoming", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", logging]),
+        .target(name: "HotwordWyoming", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordChildProcess", logging]),
+        // Starting programs: posix_spawn, no shell, a process group of their own, files for streams.
+        .target(name: "HotwordChildProcess"),
         // Text formats read and written by hand: TOML (hotword.toml) and JSON string literals. No C
         // library and no other module, so the configuration fuzz target links it alone.
         .target(name: "HotwordText"),
         // The voice assistant, a folder per concern: listen loop, conversation, sound output, speech
         // to text, text to speech, the engines both use, configuration, systemd service; SUSI client.
         .target(name: "HotwordAssistant", dependencies: [
-            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "HotwordText", "CCurl", "CPocketSphinx", "CEspeakNG", "CMalloc",
+            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "HotwordText", "HotwordChildProcess", "CCurl", "CPocketSphinx", "CEspeakNG", "CMalloc",
             atomics, logging,
         ]),
         // The command-line tool: thin commands over the modules above.
@@ -78,7 +80,7 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "HotwordAudioTests", dependencies: ["HotwordAudio", "HotwordCore", "HotwordTestSupport"]),
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordTestSupport"]),
-        .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordAudio", "HotwordWyoming", "HotwordText", "HotwordTestSupport",
+        .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordAudio", "HotwordWyoming", "HotwordText", "HotwordChildProcess", "HotwordTestSupport",
                                                            atomics, logging]),
         .testTarget(name: "HotwordWyomingTests", dependencies: ["HotwordWyoming", "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "hotwordCLITests", dependencies: ["hotword", "HotwordCore", "HotwordAudio", "HotwordModels", "HotwordTestSupport"]),

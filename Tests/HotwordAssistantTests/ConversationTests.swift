@@ -201,4 +201,20 @@ struct ConversationTests {
         #expect(rig.server.requests.isEmpty)
         #expect(Array(rig.log.events.suffix(2)) == [.noSpeech, .state(.listening)])
     }
+
+    @Test func theWakeHookRunsWithTheKeywordAndTheScore() async throws {
+        let scripts = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: scripts) }
+        let woke = scripts.appendingPathComponent("woke")
+        let hook = try SpeechFixtures.script("hook", in: scripts, "echo \"$@\" > \"\(woke.path).part\" && mv \"\(woke.path).part\" \"\(woke.path)\"")
+        let rig = try await Rig { $0.events.onWake = [hook, "--led"] }
+        rig.microphone.say(Self.silence(2.5) + (try await SpeechFixtures.speech("hey susi")) + Self.silence(4))
+        let ran = await rig.log.wait(timeout: Self.patience) { FileManager.default.fileExists(atPath: woke.path) }
+        await rig.stop()
+
+        #expect(ran, "\(rig.log.events)")
+        let words = (try? String(contentsOf: woke, encoding: .utf8))?.split(separator: " ").map(String.init) ?? []
+        #expect(words.prefix(3) == ["--led", "hey", "susi"], "\(words)")
+        #expect(words.count == 4 && (Float(words[3].trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 0.5, "the score: \(words)")
+    }
 }

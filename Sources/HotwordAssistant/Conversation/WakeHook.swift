@@ -1,4 +1,5 @@
 import Foundation
+import HotwordChildProcess
 import Logging
 
 /// Runs the `on_wake` program for each wake word, without a shell: the configured arguments,
@@ -14,20 +15,17 @@ struct WakeHook: Sendable {
     /// Starts the program; throws what prevented it from starting.
     func run(keyword: String, score: Float) throws(CommandError) {
         guard let program = arguments.first else { return }
-        let process = Process()
-        process.executableURL = try CommandRunner.locate(program)
-        process.arguments = Array(arguments.dropFirst()) + [keyword, String(format: "%.3f", score)]
-        process.standardInput = FileHandle.nullDevice
-        let logger = logger
-        process.terminationHandler = { finished in
-            if finished.terminationReason != .exit || finished.terminationStatus != 0 {
-                logger.warning("on_wake program \(program) ended with status \(finished.terminationStatus)")
-            }
-        }
+        let executable = try CommandRunner.locate(program)
+        let child: ChildProcess
         do {
-            try process.run()
+            child = try ChildProcess(executable: executable.path, arguments: arguments + [keyword, String(format: "%.3f", score)])
         } catch {
-            throw .launchFailed(program: program, reason: "\(error)")
+            throw .launchFailed(program: program, reason: error.description)
+        }
+        let logger = logger
+        Task.detached {
+            let status = await child.waitForExit()
+            if status != .exited(0) { logger.warning("on_wake program \(program) ended with \(status)") }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HotwordChildProcess
 
 /// Why an external speech program (a recogniser or synthesiser backend) could not do its job.
 public enum CommandError: Error, CustomStringConvertible, Equatable {
@@ -37,12 +38,9 @@ public enum CommandError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-/// Runs one program from an argument list (no shell), with standard input from a file and
-/// standard output and error captured to files in a working folder. Files rather than pipes:
-/// nothing can dead-lock on a full pipe, and a program that ignores its input cannot block us.
-///
-/// The program runs in a process group of its own, so stopping it (timeout, cancellation) also
-/// stops whatever it started — a wrapper script's `whisper-cli`, say.
+/// Runs one program from an argument list (a `ChildProcess`: no shell, a process group of its
+/// own), with standard input from a file and standard output and error captured to files in a
+/// working folder; stops it (and whatever it started) at a timeout or when cancelled.
 struct CommandRunner: Sendable {
     /// The program (a path, or a name looked up in $PATH) followed by its arguments.
     let arguments: [String]
@@ -76,7 +74,7 @@ struct CommandRunner: Sendable {
                 attempt += 1
                 try? await Task.sleep(for: .milliseconds(20 * attempt))
             } catch {
-                throw .launchFailed(program: program, reason: String(cString: strerror(error.code)))
+                throw .launchFailed(program: program, reason: error.description)
             }
         }
         let timeout = timeout
@@ -105,12 +103,8 @@ struct CommandRunner: Sendable {
 
     /// A program looked up like a shell would: a path if it contains "/", otherwise in $PATH.
     static func locate(_ program: String) throws(CommandError) -> URL {
-        let searchPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        let candidates = program.contains("/")
-            ? [program]
-            : searchPath.split(separator: ":").map { "\($0)/\(program)" }
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw .programNotFound(program: program, searchPath: searchPath)
+        guard let found = ChildProcess.locate(program) else {
+            throw .programNotFound(program: program, searchPath: ChildProcess.defaultSearchPath)
         }
         return URL(fileURLWithPath: found)
     }
@@ -122,88 +116,6 @@ struct CommandRunner: Sendable {
             .split(whereSeparator: \.isNewline)
             .last { !$0.allSatisfy(\.isWhitespace) } ?? ""
         return String(line.trimmingCharacters(in: .whitespaces).prefix(300))
-    }
-}
-
-/// A child process started with posix_spawn as the leader of a new process group.
-private final class ChildProcess: @unchecked Sendable {  // @unchecked: `reaped` is guarded by `lock`
-    enum Status {
-        case exited(Int32)
-        case signalled(Int32)
-    }
-
-    struct SpawnError: Error {
-        let code: Int32  // an errno value
-    }
-
-    let pid: pid_t
-    private let lock = NSLock()
-    /// Once the child is reaped its pid may be reused, so no signal may be sent after that.
-    private var reaped = false
-
-    /// Starts `executable` with `arguments` (program name first), its standard streams opened
-    /// from the given paths, with every signal at its default disposition.
-    init(executable: String, arguments: [String], standardInput: String, standardOutput: String,
-         standardError: String) throws(SpawnError) {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, standardInput, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, standardOutput, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // Our own process may ignore or block signals (SIGPIPE, say); the program must not inherit that.
-        var allSignals = sigset_t(), noSignals = sigset_t()
-        sigfillset(&allSignals)
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-
-        let argv = arguments.map { strdup($0) } + [nil]
-        let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + environment).forEach { free($0) } }
-        var pid = pid_t()
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environment)
-        guard result == 0 else { throw SpawnError(code: result) }
-        self.pid = pid
-    }
-
-    /// Waits (on a thread of its own, not the caller's) until the child exits, and reaps it.
-    func waitForExit() async -> Status {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: self.blockingWait()) }.start()
-        }
-    }
-
-    /// SIGTERM to the whole group, then SIGKILL if the child is still there after `grace`.
-    func stop(grace: Duration) async {
-        signal(SIGTERM)
-        try? await Task.sleep(for: grace)
-        signal(SIGKILL)
-    }
-
-    private func signal(_ signal: Int32) {
-        lock.withLock {
-            if !reaped { _ = kill(-pid, signal) }
-        }
-    }
-
-    private func blockingWait() -> Status {
-        // Wait without reaping first, so that `signal` never targets a pid already released.
-        var info = siginfo_t()
-        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0, errno == EINTR {}
-        var status: Int32 = 0
-        lock.withLock {
-            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-            reaped = true
-        }
-        let signal = status & 0x7f
-        return signal == 0 ? .exited((status >> 8) & 0xff) : .signalled(signal)
     }
 }
 

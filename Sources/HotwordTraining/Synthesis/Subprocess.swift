@@ -1,8 +1,10 @@
 import Dispatch
 import Foundation
+import HotwordChildProcess
 
 /// Runs the text-to-speech and recognition programs: always an executable and an argument list
-/// (never a shell), so phrases and paths reach the program exactly as given.
+/// (never a shell), so phrases and paths reach the program exactly as given; a `ChildProcess`,
+/// its output read from files once it has ended.
 struct Subprocess: Sendable {
     struct Output: Sendable {
         var status: Int32
@@ -11,25 +13,20 @@ struct Subprocess: Sendable {
     }
 
     /// Directories searched for programs (the PATH variable by default).
-    let searchPath: [String]
+    let searchPath: String
     /// A program still running after this long is stopped and reported as failed.
     let timeout: TimeInterval
 
     init(searchPath: String? = nil, timeout: TimeInterval = 120) {
-        let path = searchPath ?? ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        self.searchPath = path.split(separator: ":").map(String.init)
+        self.searchPath = searchPath ?? ChildProcess.defaultSearchPath
         self.timeout = timeout
     }
 
-    var searchPathText: String { searchPath.joined(separator: ":") }
+    var searchPathText: String { searchPath }
 
     /// The executable called `name` in the search path, if there is one.
     func locate(_ name: String) -> URL? {
-        for directory in searchPath {
-            let candidate = URL(fileURLWithPath: directory).appendingPathComponent(name)
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        return nil
+        ChildProcess.locate(name, searchPath: searchPath).map { URL(fileURLWithPath: $0) }
     }
 
     /// Runs `executable arguments…` to completion. A non-zero exit status is an error unless
@@ -37,64 +34,32 @@ struct Subprocess: Sendable {
     @discardableResult
     func run(_ executable: URL, _ arguments: [String], allowFailure: Bool = false) throws(SynthesisError) -> Output {
         let command = ([executable.lastPathComponent] + arguments).joined(separator: " ")
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hotword-run-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outputFile = folder.appendingPathComponent("stdout"), errorFile = folder.appendingPathComponent("stderr")
+        let child: ChildProcess
         do {
-            try process.run()
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            child = try ChildProcess(executable: executable.path, arguments: [executable.path] + arguments,
+                                     standardOutput: outputFile.path, standardError: errorFile.path)
         } catch {
-            throw .programFailed(command: command, reason: "cannot start: \(error.localizedDescription)")
+            throw .programFailed(command: command, reason: "cannot start: \(error)")
         }
-        // Both pipes are drained while the program runs so a full pipe can never block it.
-        let errorText = PipeDrain(errors.fileHandleForReading)
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        let watchdog = DispatchWorkItem { child.signal(SIGTERM) }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-        let standardOutput = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let status = child.wait()
         watchdog.cancel()
-        let result = Output(status: process.terminationStatus, standardOutput: standardOutput,
-                            standardError: errorText.wait())
-        if process.terminationReason == .uncaughtSignal {
-            throw .programFailed(command: command, reason: "stopped by signal \(result.status)"
-                + (result.status == SIGTERM ? " after \(Int(timeout)) s" : ""))
-        }
-        if result.status != 0 && !allowFailure {
-            let detail = result.standardError.trimmingCharacters(in: .whitespacesAndNewlines)
-            throw .programFailed(command: command, reason: "exit status \(result.status)"
-                + (detail.isEmpty ? "" : ": " + String(detail.suffix(500))))
-        }
-        return result
-    }
-}
-
-/// Reads a pipe to its end on a thread of its own.
-private final class PipeDrain: Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private let box = TextBox()
-
-    init(_ handle: FileHandle) {
-        let box = self.box, done = self.done
-        DispatchQueue.global().async {
-            box.set(String(decoding: handle.readDataToEndOfFile(), as: UTF8.self))
-            done.signal()
+        func text(_ file: URL) -> String { (try? Data(contentsOf: file)).map { String(decoding: $0, as: UTF8.self) } ?? "" }
+        switch status {
+        case .signalled(let signal):
+            throw .programFailed(command: command, reason: "stopped by signal \(signal)" + (signal == SIGTERM ? " after \(Int(timeout)) s" : ""))
+        case .exited(let code):
+            let result = Output(status: code, standardOutput: text(outputFile), standardError: text(errorFile))
+            if code != 0 && !allowFailure {
+                let detail = result.standardError.trimmingCharacters(in: .whitespacesAndNewlines)
+                throw .programFailed(command: command, reason: "exit status \(code)" + (detail.isEmpty ? "" : ": " + String(detail.suffix(500))))
+            }
+            return result
         }
     }
-
-    func wait() -> String {
-        done.wait()
-        return box.get()
-    }
-}
-
-/// A string handed from the reading thread to the waiting one.
-private final class TextBox: @unchecked Sendable {  // guarded by `lock`
-    private let lock = NSLock()
-    private var text = ""
-
-    func set(_ value: String) { lock.withLock { text = value } }
-    func get() -> String { lock.withLock { text } }
 }
