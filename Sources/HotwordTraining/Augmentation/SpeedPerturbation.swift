@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Plays a signal `speed` times faster, tempo and pitch together, by band-limited interpolation
 /// (J. O. Smith, "Digital Audio Resampling"): output sample j is the input at position j·speed,
@@ -120,17 +121,16 @@ extension SpeedPerturbation {
         static func cached(cutoffStep: Int) -> Kernels { cache.kernels(cutoffStep: cutoffStep) }
 
         /// Kernels made so far, by cutoff step; threads drawing training windows share it.
-        private final class Cache: @unchecked Sendable {
-            private let lock = NSLock()
-            private var made: [Int: Kernels] = [:]
+        private final class Cache: Sendable {
+            private let made = Mutex<[Int: Kernels]>([:])
 
             func kernels(cutoffStep: Int) -> Kernels {
-                lock.lock()
-                defer { lock.unlock() }
-                if let kernels = made[cutoffStep] { return kernels }
-                let kernels = Kernels(cutoff: Double(cutoffStep) / Double(SpeedPerturbation.cutoffSteps))
-                made[cutoffStep] = kernels
-                return kernels
+                made.withLock { made in
+                    if let kernels = made[cutoffStep] { return kernels }
+                    let kernels = Kernels(cutoff: Double(cutoffStep) / Double(SpeedPerturbation.cutoffSteps))
+                    made[cutoffStep] = kernels
+                    return kernels
+                }
             }
         }
 

@@ -11,7 +11,8 @@ public struct AudioBank: Sendable {
     /// Reads every file; unreadable or empty ones are skipped and reported through `onSkip`.
     public static func load(_ paths: [String], threads: Int = ProcessInfo.processInfo.activeProcessorCount,
                             onSkip: (String) -> Void = { _ in }) -> AudioBank {
-        let results = ParallelMap.map(paths, threads: threads) { path -> Result<[Float], TrainingError> in
+        let results = ParallelFor.map(paths.count, threads: threads) { index -> Result<[Float], TrainingError> in
+            let path = paths[index]
             do {
                 return .success(try AudioFileReader.read(URL(fileURLWithPath: path)).samples)
             } catch {
@@ -31,48 +32,5 @@ public struct AudioBank: Sendable {
             }
         }
         return bank
-    }
-}
-
-/// `map` over an array on several threads (items taken in turn from a shared counter, so
-/// uneven work balances), results in input order.
-enum ParallelMap {
-    static func map<T, R>(_ items: [T], threads: Int, _ transform: (T) -> R) -> [R] {
-        guard threads > 1, items.count > 1 else { return items.map(transform) }
-        var results = [R?](repeating: nil, count: items.count)
-        results.withUnsafeMutableBufferPointer { output in
-            withoutActuallyEscaping(transform) { transform in
-                let work = SharedWork(items: items, output: output, transform: transform)
-                DispatchQueue.concurrentPerform(iterations: min(threads, items.count)) { _ in work.run() }
-            }
-        }
-        return results.map { $0! }
-    }
-}
-
-/// Each index is claimed once under the lock and written by one thread only, and `map`
-/// returns after every worker is done, so sharing the buffer and closure is safe.
-private final class SharedWork<T, R>: @unchecked Sendable {
-    let items: [T]
-    let output: UnsafeMutableBufferPointer<R?>
-    let transform: (T) -> R
-    private let lock = NSLock()
-    private var next = 0
-
-    init(items: [T], output: UnsafeMutableBufferPointer<R?>, transform: @escaping (T) -> R) {
-        self.items = items
-        self.output = output
-        self.transform = transform
-    }
-
-    func run() {
-        while true {
-            let index: Int = lock.withLock {
-                defer { next += 1 }
-                return next
-            }
-            guard index < items.count else { return }
-            output[index] = transform(items[index])
-        }
     }
 }

@@ -1,5 +1,3 @@
-import Dispatch
-
 /// Splits work into parts that depend only on the problem size, never on the thread count, so
 /// results are bit-identical with 1 or many threads: threads only decide who runs which part,
 /// and reductions add the parts' partial sums in part order.
@@ -23,25 +21,6 @@ struct Parallelism: Sendable {
     /// Runs `body(part, range)` for every part of `0..<count`, concurrently when there are threads to spare.
     func forEachPart(count: Int, minimumPerPart: Int, _ body: (Int, Range<Int>) -> Void) {
         let parts = Parallelism.parts(count: count, minimumPerPart: minimumPerPart)
-        let workers = min(threads, parts)
-        if workers <= 1 {
-            for part in 0..<parts { body(part, Parallelism.range(part: part, of: parts, count: count)) }
-            return
-        }
-        withoutActuallyEscaping(body) { body in
-            let shared = SharedBody(run: body)
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                var part = worker
-                while part < parts {
-                    shared.run(part, Parallelism.range(part: part, of: parts, count: count))
-                    part += workers
-                }
-            }
-        }
+        ParallelFor.run(parts, threads: threads) { part in body(part, Parallelism.range(part: part, of: parts, count: count)) }
     }
-}
-
-/// Parts write disjoint memory and `forEachPart` returns only when all are done.
-private struct SharedBody: @unchecked Sendable {
-    let run: (Int, Range<Int>) -> Void
 }

@@ -119,7 +119,7 @@ public struct KeywordCheck: Sendable {
         }.joined(separator: "\n") + "\n", to: keywords)
 
         let parts = max(1, min(jobs, ids.count))
-        let results = ParallelWork.map(count: parts, workers: parts) { part -> Result<Set<String>, SynthesisError> in
+        let results = ParallelFor.map(parts, threads: parts) { part -> Result<Set<String>, SynthesisError> in
             let range = (ids.count * part / parts)..<(ids.count * (part + 1) / parts)
             return Result { () throws(SynthesisError) in
                 try decode(Array(ids[range]), part: part, in: directory, dictionary: dictionary, keywords: keywords)

@@ -1,6 +1,7 @@
 import Foundation
 import HotwordAudio
 import Logging
+import Synchronization
 
 /// What `Synthesizer.run` reports while it works.
 public enum SynthesisProgress: Sendable {
@@ -108,7 +109,7 @@ public struct Synthesizer: Sendable {
         progress(.status("rendering \(jobs.count) \(kind == .positive ? "positive" : "negative") clips with \(options.jobs) jobs"))
         for kind in Set(jobs.map(\.kind)) { try createDirectory(options.outputDirectory.appendingPathComponent(kind.rawValue)) }
         let done = ProgressCounter(total: jobs.count, progress: progress)
-        var entries = ParallelWork.map(count: jobs.count, workers: options.jobs) { index in
+        var entries = ParallelFor.map(jobs.count, threads: options.jobs) { index in
             defer { done.increment() }
             return renderer.render(jobs[index], id: index)
         }
@@ -202,11 +203,10 @@ public struct Synthesizer: Sendable {
 }
 
 /// Counts finished clips and reports every percent.
-private final class ProgressCounter: @unchecked Sendable {  // guarded by `lock`
-    private let lock = NSLock()
+private final class ProgressCounter: Sendable {
     private let total: Int
     private let progress: @Sendable (SynthesisProgress) -> Void
-    private var done = 0
+    private let done = Atomic(0)
 
     init(total: Int, progress: @escaping @Sendable (SynthesisProgress) -> Void) {
         self.total = total
@@ -214,10 +214,7 @@ private final class ProgressCounter: @unchecked Sendable {  // guarded by `lock`
     }
 
     func increment() {
-        let (count, report) = lock.withLock { () -> (Int, Bool) in
-            done += 1
-            return (done, done == total || done % max(1, total / 100) == 0)
-        }
-        if report { progress(.rendered(done: count, total: total)) }
+        let count = done.wrappingAdd(1, ordering: .relaxed).newValue
+        if count == total || count % max(1, total / 100) == 0 { progress(.rendered(done: count, total: total)) }
     }
 }

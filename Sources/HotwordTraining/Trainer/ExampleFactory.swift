@@ -59,7 +59,8 @@ struct ExampleFactory {
 
         let seed = options.seed &+ (part == .train ? 0 : 0x5EED)
         let sources = data.sources
-        let results = ParallelMap.map(Array(jobs.enumerated()), threads: options.threads) { (index, job) -> ExamplePool in
+        let results = ParallelFor.map(jobs.count, threads: options.threads) { index -> ExamplePool in
+            let job = jobs[index]
             var rng = SeededRandom.derived(seed: seed &+ UInt64(round) &* 1_000_003, stream: UInt64(index))
             var out = ExamplePool(frames: frames, width: width)
             guard let augmenter = try? Augmenter(settings: settings, sources: sources, frontend: options.frontend, frames: frames) else {
