@@ -4,6 +4,7 @@ import HotwordCore
 import HotwordModels
 import HotwordTraining
 import Logging
+import Synchronization
 
 /// `hotword enroll`: a personal wake-word model from a few takes of the user's own voice.
 struct EnrollCommand: ParsableCommand {
@@ -183,12 +184,11 @@ extension EnrollCommand {
 
 /// Prints enrollment progress on standard error from any thread: stage headings, synthesis
 /// counts and the training progress bar.
-private final class EnrollmentProgressPrinter: @unchecked Sendable {  // `bar` is only used under `lock`
-    private let lock = NSLock()
-    private let bar = ProgressBar()
+private final class EnrollmentProgressPrinter: Sendable {
+    private let bar = Mutex(ProgressBar())
 
     func show(_ progress: EnrollmentProgress) {
-        lock.withLock {
+        bar.withLock { bar in
             switch progress {
             case .stage(let name): bar.show(.status("== \(name)"))
             case .synthesis(let event): SynthesizeCommand.show(event)
@@ -198,6 +198,6 @@ private final class EnrollmentProgressPrinter: @unchecked Sendable {  // `bar` i
     }
 
     func finish() {
-        lock.withLock { bar.finishLine() }
+        bar.withLock { $0.finishLine() }
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// The signals `hotword run` answers: SIGINT and SIGTERM stop it, SIGHUP reloads the
 /// configuration. Caught from the moment this is made, so that none of them ends the process
 /// the default way while it starts up: a stop that comes early is remembered.
-final class RunSignals: @unchecked Sendable {  // @unchecked: `stopRequested` and `stopHandler` are guarded by `lock`; `sources` is set once in init
+final class RunSignals: @unchecked Sendable {  // @unchecked: `stopRequested` and `stopHandler` are guarded by `lock`, `sources` is set once in init (signal sources are not Sendable, and a Mutex cannot take them in yet: swiftlang/swift#77199)
     /// One element per SIGHUP; several while a reload runs count as one more.
     let reloads: AsyncStream<Void>
     private let lock = NSLock()

@@ -2,16 +2,16 @@ import Foundation
 @testable import HotwordAssistant
 import HotwordText
 import Testing
+import Synchronization
 
 @Suite("Assistant parts")
 struct AssistantPartsTests {
     /// A capture position the test moves by hand.
-    final class Clock: @unchecked Sendable {  // @unchecked: `position` is guarded by `lock`
-        private let lock = NSLock()
-        private var value: UInt64 = 0
+    final class Clock: Sendable {
+        private let value = Atomic<UInt64>(0)
         var position: UInt64 {
-            get { lock.withLock { value } }
-            set { lock.withLock { value = newValue } }
+            get { value.load(ordering: .relaxed) }
+            set { value.store(newValue, ordering: .relaxed) }
         }
     }
 

@@ -1,19 +1,19 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// Collects every log line (message and metadata, at trace level) of the loggers it makes.
-final class LogCapture: @unchecked Sendable {  // @unchecked: `lines` is guarded by `lock`
-    private let lock = NSLock()
-    private var collected: [String] = []
+final class LogCapture: Sendable {
+    private let collected = Mutex<[String]>([])
 
-    var lines: [String] { lock.withLock { collected } }
+    var lines: [String] { collected.withLock { $0 } }
 
     /// A logger writing into this capture.
     func logger(_ label: String = "hotword.test") -> Logger {
         Logger(label: label) { _ in Handler(capture: self) }
     }
 
-    fileprivate func append(_ line: String) { lock.withLock { collected.append(line) } }
+    fileprivate func append(_ line: String) { collected.withLock { $0.append(line) } }
 
     private struct Handler: LogHandler {
         let capture: LogCapture

@@ -1,8 +1,9 @@
 import Foundation
+import Synchronization
 
 /// The service manager's side of `sd_notify`: an AF_UNIX datagram socket, bound to a path or to
 /// an abstract name, that keeps every message it receives with the time it came.
-public final class NotifySocket: @unchecked Sendable {  // @unchecked: `received` is guarded by `lock`
+public final class NotifySocket: Sendable {
     public struct Message: Sendable {
         public let text: String
         public let time: ContinuousClock.Instant
@@ -19,9 +20,8 @@ public final class NotifySocket: @unchecked Sendable {  // @unchecked: `received
     /// What `NOTIFY_SOCKET` is set to: the path, or `@name`.
     public let address: String
     private let descriptor: Int32
-    private let lock = NSLock()
-    private var received: [Message] = []
-    private var closing = false
+    private let received = Mutex<[Message]>([])
+    private let closing = Atomic(false)
     private let finished = DispatchSemaphore(value: 0)
 
     /// Binds `path`, or the abstract name `path` (without the `@`) when `abstract` is true.
@@ -57,7 +57,7 @@ public final class NotifySocket: @unchecked Sendable {  // @unchecked: `received
     }
 
     /// Everything received so far, in order.
-    public var messages: [Message] { lock.withLock { received } }
+    public var messages: [Message] { received.withLock { $0 } }
 
     /// Waits until the messages satisfy `condition` (true) or `timeout` passes (false).
     public func wait(timeout: Duration = .seconds(30), _ condition: ([Message]) -> Bool) async -> Bool {
@@ -71,10 +71,7 @@ public final class NotifySocket: @unchecked Sendable {  // @unchecked: `received
 
     /// Stops receiving and removes the socket.
     public func close() {
-        guard lock.withLock({ () -> Bool in
-            defer { closing = true }
-            return !closing
-        }) else { return }
+        guard !closing.exchange(true, ordering: .acquiringAndReleasing) else { return }
         finished.wait()
         Foundation.close(descriptor)
         if !address.hasPrefix("@") { unlink(address) }
@@ -82,11 +79,11 @@ public final class NotifySocket: @unchecked Sendable {  // @unchecked: `received
 
     private func receive() {
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while !lock.withLock({ closing }) {
+        while !closing.load(ordering: .acquiring) {
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             guard count > 0 else { continue }
             let message = Message(text: String(decoding: buffer[..<count], as: UTF8.self), time: .now)
-            lock.withLock { received.append(message) }
+            received.withLock { $0.append(message) }
         }
         finished.signal()
     }

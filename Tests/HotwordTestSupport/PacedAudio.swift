@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A microphone that speaks in (a multiple of) real time, for tests of the live assistant.
 ///
@@ -8,7 +9,7 @@ import Foundation
 /// Chunks are exactly one period (1024 bytes, written atomically), so the device, which reads
 /// a period at a time, never sees a partial one. The FIFO is held open for reading too, so
 /// nothing blocks: not opening it, not a device that stops reading (writing waits instead).
-public final class PacedMicrophone: @unchecked Sendable {  // @unchecked: `queue` is guarded by `lock`
+public final class PacedMicrophone: Sendable {
     /// Frames per chunk: the capture period the assistant's tests configure (32 ms at 16 kHz).
     public static let chunkFrames = 512
     public static let sampleRate = 16_000
@@ -16,9 +17,8 @@ public final class PacedMicrophone: @unchecked Sendable {  // @unchecked: `queue
     public var fifo: URL { pipe.fifo }
     private let pipe: PacedFIFO
     private let speed: Double
-    private let lock = NSLock()
-    private var queue: [Int16] = []
-    private var queueStart = 0
+    /// Queued samples, from `next` on.
+    private let queue = Mutex<(samples: [Int16], next: Int)>(([], 0))
 
     /// Creates the FIFO `microphone.fifo` in `folder` and starts writing silence into it.
     public init(folder: URL, speed: Double = 4) throws {
@@ -33,12 +33,12 @@ public final class PacedMicrophone: @unchecked Sendable {  // @unchecked: `queue
     /// Queues 16 kHz audio to be "said" after what is already queued.
     public func say(_ samples: [Float]) {
         let converted = samples.map { Int16((max(-1, min(1, $0)) * 32767).rounded()) }
-        lock.withLock { queue += converted }
+        queue.withLock { $0.samples += converted }
     }
 
     /// Seconds of queued audio not yet written.
     public var pendingSeconds: Double {
-        lock.withLock { Double(queue.count - queueStart) / Double(Self.sampleRate) }
+        queue.withLock { Double($0.samples.count - $0.next) / Double(Self.sampleRate) }
     }
 
     /// Waits until everything queued has gone into the FIFO (plus `margin` of silence after it).
@@ -62,14 +62,11 @@ public final class PacedMicrophone: @unchecked Sendable {  // @unchecked: `queue
         var pending = false
         while !pipe.isStopping {
             if !pending {
-                lock.withLock {
-                    let count = min(Self.chunkFrames, queue.count - queueStart)
-                    for index in 0..<Self.chunkFrames { chunk[index] = index < count ? queue[queueStart + index] : 0 }
-                    queueStart += count
-                    if queueStart == queue.count {
-                        queue.removeAll()
-                        queueStart = 0
-                    }
+                queue.withLock { queue in
+                    let count = min(Self.chunkFrames, queue.samples.count - queue.next)
+                    for index in 0..<Self.chunkFrames { chunk[index] = index < count ? queue.samples[queue.next + index] : 0 }
+                    queue.next += count
+                    if queue.next == queue.samples.count { queue = ([], 0) }
                 }
             }
             let written = chunk.withUnsafeBytes { write(pipe.descriptor, $0.baseAddress, $0.count) }
@@ -82,13 +79,12 @@ public final class PacedMicrophone: @unchecked Sendable {  // @unchecked: `queue
 /// A loudspeaker that plays in (a multiple of) real time, for tests of barge-in: the ALSA test
 /// playback device writes into a FIFO that this reads at `speed` × real time, so playing takes
 /// time, as on a real device. Everything read is kept.
-public final class PacedLoudspeaker: @unchecked Sendable {  // @unchecked: `bytes` is guarded by `lock`
+public final class PacedLoudspeaker: Sendable {
     public var fifo: URL { pipe.fifo }
     public let sampleRate: Int
     private let pipe: PacedFIFO
     private let speed: Double
-    private let lock = NSLock()
-    private var bytes: [UInt8] = []
+    private let bytes = Mutex<[UInt8]>([])
 
     /// Creates the FIFO `loudspeaker.fifo` in `folder`; the device must be opened at `sampleRate` 16-bit mono.
     public init(folder: URL, sampleRate: Int, speed: Double = 4) throws {
@@ -103,13 +99,13 @@ public final class PacedLoudspeaker: @unchecked Sendable {  // @unchecked: `byte
 
     /// What has been played so far, as 16-bit samples.
     public var samples: [Int16] {
-        lock.withLock {
+        bytes.withLock { bytes in
             stride(from: 0, to: bytes.count - 1, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
         }
     }
 
     public var playedSeconds: Double {
-        lock.withLock { Double(bytes.count / 2) / Double(sampleRate) }
+        bytes.withLock { Double($0.count / 2) / Double(sampleRate) }
     }
 
     /// Stops reading and closes the FIFO.
@@ -123,7 +119,7 @@ public final class PacedLoudspeaker: @unchecked Sendable {  // @unchecked: `byte
         var chunk = [UInt8](repeating: 0, count: chunkBytes)
         while !pipe.isStopping {
             let count = chunk.withUnsafeMutableBytes { read(pipe.descriptor, $0.baseAddress, chunkBytes) }
-            if count > 0 { lock.withLock { bytes += chunk[..<count] } }
+            if count > 0 { bytes.withLock { $0 += chunk[..<count] } }
             Thread.sleep(forTimeInterval: tickSeconds)
         }
     }
@@ -131,11 +127,10 @@ public final class PacedLoudspeaker: @unchecked Sendable {  // @unchecked: `byte
 
 /// A FIFO held open for reading and writing (so nothing blocks: not opening it, not a device
 /// that stops reading or writing) and the thread that paces audio through it until `close()`.
-private final class PacedFIFO: @unchecked Sendable {  // @unchecked: `stopping` is guarded by `lock`
+private final class PacedFIFO: Sendable {
     let fifo: URL
     let descriptor: Int32
-    private let lock = NSLock()
-    private var stopping = false
+    private let stopping = Atomic(false)
     private let finished = DispatchSemaphore(value: 0)
 
     init(_ fifo: URL) throws {
@@ -156,14 +151,11 @@ private final class PacedFIFO: @unchecked Sendable {  // @unchecked: `stopping` 
         thread.start()
     }
 
-    var isStopping: Bool { lock.withLock { stopping } }
+    var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
     /// Stops the thread, closes the FIFO and removes it (once; later calls do nothing).
     func close() {
-        guard lock.withLock({ () -> Bool in
-            defer { stopping = true }
-            return !stopping
-        }) else { return }
+        guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         finished.wait()
         Foundation.close(descriptor)
         unlink(fifo.path)

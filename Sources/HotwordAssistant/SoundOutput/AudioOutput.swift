@@ -13,7 +13,7 @@ import Logging
 /// queued. Sounds carry the *epoch* they were made for: after an interrupt the epoch moves on,
 /// and a sound of an older epoch that arrives late (say, an answer still being synthesised
 /// when the user spoke again) is dropped instead of played.
-final class AudioOutput: @unchecked Sendable {  // @unchecked: `queue`, `epoch`, `closed` are guarded by `condition`
+final class AudioOutput: @unchecked Sendable {  // @unchecked: `queue`, `epoch`, `closed` are guarded by `condition` (the player waits on it, which a Mutex cannot)
     private struct Sound {
         let samples: [Float]
         let sampleRate: Int
