@@ -1,6 +1,7 @@
 // swift-tools-version:6.1
 // hotword — an offline wake-word daemon. Data flows one way:
 //   audio in (HotwordAudio) → features → model → detector (HotwordCore) → events → assistant (HotwordAssistant)
+//   → SUSI.AI (HotwordSUSI)
 // HotwordCore does no I/O; C libraries enter only through the small C* system-library targets.
 import PackageDescription
 
@@ -22,6 +23,7 @@ let package = Package(
         // For the fuzz targets in Fuzz/, a separate package that depends on this one by path.
         .library(name: "HotwordAudio", targets: ["HotwordAudio"]),
         .library(name: "HotwordAssistant", targets: ["HotwordAssistant"]),
+        .library(name: "HotwordSUSI", targets: ["HotwordSUSI"]),
         .library(name: "HotwordWyoming", targets: ["HotwordWyoming"]),
     ],
     dependencies: [
@@ -55,15 +57,19 @@ let package = Package(
         // The Wyoming protocol (Home Assistant, Rhasspy): event framing, per-connection wake-word
         // sessions (pure: events in, events out), and a thin POSIX socket server.
         .target(name: "HotwordWyoming", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", logging]),
-        // The voice assistant: listen loop, speech to text, SUSI client, text to speech, configuration.
+        // JSON text written by hand (events, reports, values shown in tables): one string escaper.
+        .target(name: "HotwordJSON"),
+        // The SUSI.AI client (chat, skills, account) and the HTTP layer it talks through (libcurl).
+        .target(name: "HotwordSUSI", dependencies: ["HotwordJSON", "CCurl", logging]),
+        // The voice assistant: listen loop, speech to text, text to speech, configuration.
         .target(name: "HotwordAssistant", dependencies: [
-            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "CCurl", "CPocketSphinx", "CEspeakNG", "CMalloc",
-            atomics, logging,
+            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "HotwordSUSI", "HotwordJSON",
+            "CPocketSphinx", "CEspeakNG", "CMalloc", atomics, logging,
         ]),
         // The command-line tool: thin commands over the modules above.
         .executableTarget(name: "hotword", dependencies: [
             "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTraining", "HotwordAssistant", "HotwordWyoming",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
+            "HotwordSUSI", "HotwordJSON", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
         ]),
 
         // Shared by the test targets: paths to ../shared, temporary folders, ALSA file-plugin devices.
@@ -71,8 +77,9 @@ let package = Package(
         .testTarget(name: "HotwordCoreTests", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAudioTests", dependencies: ["HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordTestSupport"]),
-        .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordAudio", "HotwordWyoming", "HotwordTestSupport",
-                                                           atomics, logging]),
+        .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordSUSI", "HotwordAudio", "HotwordWyoming",
+                                                           "HotwordTestSupport", atomics, logging]),
+        .testTarget(name: "HotwordSUSITests", dependencies: ["HotwordSUSI", "HotwordTestSupport", logging]),
         .testTarget(name: "HotwordWyomingTests", dependencies: ["HotwordWyoming", "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "hotwordCLITests", dependencies: ["hotword", "HotwordCore", "HotwordAudio", "HotwordModels", "HotwordTestSupport"]),
         // The soak test (scripts/soak.sh): hours of audio through `hotword run`. Not shipped.

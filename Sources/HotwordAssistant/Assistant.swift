@@ -3,6 +3,7 @@ import Foundation
 import HotwordAudio
 import HotwordCore
 import HotwordModels
+import HotwordSUSI
 import Logging
 
 /// The voice assistant: listens for the wake word, records the question, transcribes it, asks

@@ -1,6 +1,7 @@
 import Foundation
 import HotwordAudio
 import HotwordCore
+import HotwordSUSI
 import HotwordWyoming
 
 /// Everything `hotword run` can be told, one section per table of `hotword.toml` (see

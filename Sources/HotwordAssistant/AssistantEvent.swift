@@ -1,4 +1,5 @@
 import Foundation
+import HotwordJSON
 
 /// What the assistant is doing. Listening goes on in every state except `recording` (a wake
 /// word while transcribing, asking or speaking starts over: barge-in).

@@ -2,6 +2,7 @@ import Foundation
 import HotwordAudio
 import HotwordCore
 import HotwordModels
+import HotwordSUSI
 
 /// What the listener needs from the configuration, and what a reload may change in it: the
 /// wake-word models' detector with its sensitivities, how questions are recorded and where

@@ -1,5 +1,6 @@
 import Foundation
 import HotwordCore
+import HotwordSUSI
 import HotwordWyoming
 
 /// Every table and key `hotword.toml` may hold, what each accepts, and where it goes in

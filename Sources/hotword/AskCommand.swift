@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HotwordAssistant
 import HotwordAudio
+import HotwordSUSI
 import Logging
 
 /// `hotword ask "question"`: one question to SUSI.AI, answer printed.

@@ -3,6 +3,7 @@ import Foundation
 import HotwordAssistant
 import HotwordAudio
 import HotwordCore
+import HotwordJSON
 import HotwordModels
 import HotwordTraining
 

@@ -1,4 +1,5 @@
 import Foundation
+import HotwordJSON
 
 /// A JSON value from a SUSI reply, object members kept in the order the server sent them.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import HotwordAssistant
+import HotwordSUSI
 import HotwordTestSupport
 import Testing
 

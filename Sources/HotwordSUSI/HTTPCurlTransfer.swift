@@ -168,8 +168,8 @@ final class HTTPCurlTransfer {
             var connectMicroseconds: curl_off_t = 0
             hotword_curl_get_off_t(handle, CURLINFO_CONNECT_TIME_T, &connectMicroseconds)
             return connectMicroseconds == 0
-                ? .connectTimedOut(url: url, seconds: min(timeouts.connect, timeouts.total).inSeconds)
-                : .timedOut(url: url, seconds: timeouts.total.inSeconds)
+                ? .connectTimedOut(url: url, seconds: min(timeouts.connect, timeouts.total) / .seconds(1))
+                : .timedOut(url: url, seconds: timeouts.total / .seconds(1))
         case CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE:
             return .connectionLost(url: url, detail: detail)
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,

@@ -86,8 +86,6 @@ extension Duration {
     var inMilliseconds: Int {
         max(1, Int(components.seconds) * 1000 + Int(components.attoseconds / 1_000_000_000_000_000))
     }
-
-    var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
 
 /// One HTTP request. GET when there is no body, POST otherwise.

@@ -1,4 +1,4 @@
-import HotwordAssistant
+import HotwordSUSI
 import Testing
 
 @Suite("SUSI password policy")

@@ -42,7 +42,7 @@ public enum SUSIStep: Sendable, Equatable, CustomStringConvertible {
 
     /// `1 h 5 min`, `5 min`, `30 s`, `1.5 s`: how long until a planned answer.
     public static func format(_ duration: Duration) -> String {
-        let seconds = duration.inSeconds
+        let seconds = duration / .seconds(1)
         guard seconds >= 60 else { return "\(HTTPError.format(seconds)) s" }
         let minutes = Int((seconds / 60).rounded())
         return minutes >= 60 ? "\(minutes / 60) h" + (minutes % 60 == 0 ? "" : " \(minutes % 60) min") : "\(minutes) min"
