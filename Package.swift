@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         // C libraries (Debian packages in parentheses)
@@ -61,15 +62,18 @@ let package = Package(
         .target(name: "HotwordJSON"),
         // The SUSI.AI client (chat, skills, account) and the HTTP layer it talks through (libcurl).
         .target(name: "HotwordSUSI", dependencies: ["HotwordJSON", "CCurl", logging]),
+        // The conversation history and pending scheduled answers: SQLite (WAL) through GRDB.
+        // The assistant and `ask` write into it; the command line reads it.
+        .target(name: "HotwordHistory", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
         // The voice assistant: listen loop, speech to text, text to speech, configuration.
         .target(name: "HotwordAssistant", dependencies: [
-            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "HotwordSUSI", "HotwordJSON",
+            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "HotwordSUSI", "HotwordJSON", "HotwordHistory",
             "CPocketSphinx", "CEspeakNG", "CMalloc", atomics, logging,
         ]),
         // The command-line tool: thin commands over the modules above.
         .executableTarget(name: "hotword", dependencies: [
             "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTraining", "HotwordAssistant", "HotwordWyoming",
-            "HotwordSUSI", "HotwordJSON", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
+            "HotwordSUSI", "HotwordJSON", "HotwordHistory", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
         ]),
 
         // Shared by the test targets: paths to ../shared, temporary folders, ALSA file-plugin devices.
@@ -80,6 +84,10 @@ let package = Package(
         .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordSUSI", "HotwordAudio", "HotwordWyoming",
                                                            "HotwordTestSupport", atomics, logging]),
         .testTarget(name: "HotwordSUSITests", dependencies: ["HotwordSUSI", "HotwordTestSupport", logging]),
+        .testTarget(name: "HotwordHistoryTests", dependencies: ["HotwordHistory", "HotwordTestSupport", "hotword-history-writer",
+                                                         .product(name: "GRDB", package: "GRDB.swift")]),
+        // Records exchanges until killed: the history tests kill it mid-write. Not shipped.
+        .executableTarget(name: "hotword-history-writer", dependencies: ["HotwordHistory"], path: "Tests/HistoryWriter"),
         .testTarget(name: "HotwordWyomingTests", dependencies: ["HotwordWyoming", "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "hotwordCLITests", dependencies: ["hotword", "HotwordCore", "HotwordAudio", "HotwordModels", "HotwordTestSupport"]),
         // The soak test (scripts/soak.sh): hours of audio through `hotword run`. Not shipped.

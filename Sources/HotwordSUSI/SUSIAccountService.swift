@@ -63,11 +63,26 @@ extension SUSIClient {
 
     /// `/aaa/login.json` with `fields` and the token, on the server the token belongs to.
     private func loginCall(_ token: SUSIToken, _ fields: [HTTPField]) async throws(SUSIError) -> HTTPResponse {
+        try await send(tokenRequest("aaa/login.json", fields, token: token))
+    }
+
+    /// A GET of `path` with `fields` and the token, on the server the token belongs to.
+    func tokenRequest(_ path: String, _ fields: [HTTPField], token: SUSIToken) -> HTTPRequest {
         let server = URL(string: token.server) ?? configuration.server
-        let request = HTTPRequest.get(server.appendingPathComponent("aaa/login.json"),
-                                      query: fields + [HTTPField("access_token", token.accessToken, isSecret: true)],
-                                      headers: configuration.headers)
-        return try await send(request)
+        return HTTPRequest.get(server.appendingPathComponent(path),
+                               query: fields + [HTTPField("access_token", token.accessToken, isSecret: true)],
+                               headers: configuration.headers)
+    }
+
+    /// `tokenRequest` sent to a servlet that needs a logged-in user: its 401 means the server took
+    /// the token's bearer for anonymous, i.e. it no longer knows the token.
+    func sendAsUser(_ path: String, _ fields: [HTTPField], tokenFile: URL) async throws(SUSIError) -> HTTPResponse {
+        guard let token = SUSIToken.load(from: tokenFile) else { throw .notLoggedIn }
+        do {
+            return try await send(tokenRequest(path, fields, token: token))
+        } catch .http(.status(_, 401, _), _) {
+            throw .tokenRejected(login: token.login)
+        }
     }
 }
 

@@ -17,6 +17,9 @@ public enum SUSIError: Error, Sendable, Equatable, CustomStringConvertible {
     case notAccepted(url: String, message: String)
     /// No SUSI token is kept: the call needs one (`hotword login`).
     case notLoggedIn
+    /// The server treated the kept token of `login` as anonymous (HTTP 401 where a user is needed):
+    /// it expired, or the server forgot it.
+    case tokenRejected(login: String)
     /// A new password that the server's policy refuses (checked here first, or the server's 422).
     case passwordRejected(reason: String)
     /// The token file could not be written or removed (`reason` names the file).
@@ -46,6 +49,8 @@ public enum SUSIError: Error, Sendable, Equatable, CustomStringConvertible {
             return "SUSI server did not accept the request to \(url): \(message)"
         case .notLoggedIn:
             return "not logged in to SUSI (`hotword login` logs in)"
+        case .tokenRejected(let login):
+            return "the SUSI server no longer takes the token of \(login) (expired?): `hotword login` logs in again"
         case .passwordRejected(let reason):
             return "SUSI refuses the new password: \(reason)"
         case .tokenFile(let reason):
@@ -68,6 +73,7 @@ public enum SUSIError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notAccepted: "SUSI did not accept that request."
         case .tokenFile: "I couldn't store the SUSI login."
         case .notLoggedIn: "You are not logged in to SUSI."
+        case .tokenRejected: "The SUSI login has expired."
         case .passwordRejected: "SUSI refuses that password."
         case .loginRejected: "I couldn't log in to SUSI. Please check the account settings."
         case .cancelled: "Cancelled."

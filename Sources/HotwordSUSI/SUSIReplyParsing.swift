@@ -4,7 +4,11 @@ extension SUSIReply {
     /// Reads a `/susi/chat.json` body. Tolerant of missing and oddly typed fields; throws only
     /// when the body is not a SUSI reply at all, or has no answer. `url` is for error messages.
     public init(json body: Data, url: String) throws(SUSIError) {
-        let root = try SUSIValue.object(from: body, url: url)
+        try self.init(root: try SUSIValue.object(from: body, url: url), json: String(decoding: body, as: UTF8.self), url: url)
+    }
+
+    /// A reply already read as JSON (one of `/susi/memory.json`'s cognitions, say); `json` is its text.
+    init(root: SUSIValue, json: String, url: String) throws(SUSIError) {
         let query = root["query"]?.string ?? ""
         guard let answers = root["answers"]?.array else {
             throw .malformedReply(url: url, reason: "no \"answers\" list")
@@ -30,7 +34,7 @@ extension SUSIReply {
             data: data,
             totalCount: answer["metadata"]?["count"]?.int,
             skills: (answer["skills"]?.array ?? []).compactMap(\.string),
-            json: String(decoding: body, as: UTF8.self))
+            json: json)
     }
 
     /// ISO 8601 as SUSI writes it (`2018-05-14T13:22:18.473Z`), with or without fractions.
