@@ -38,6 +38,17 @@ public struct SUSIReply: Sendable, Equatable {
         self.json = json
     }
 
+    /// The first answer's `actions` as JSON text, as the server sent them ("[]" when it sent none).
+    public var actionsJSON: String {
+        let root = try? SUSIValue.parse(Data(json.utf8))
+        return root?["answers"]?.array?.first?["actions"]?.text ?? "[]"
+    }
+
+    /// The expressions of the `answer` actions, what SUSI said (for a rating's `susi_reply`).
+    public var answerText: String {
+        actions.compactMap { if case .answer(let answer) = $0 { answer.expression } else { nil } }.joined(separator: " ")
+    }
+
     /// False when the answer has no `answer` action (nothing SUSI meant to be said as such).
     public var hasAnswerAction: Bool {
         actions.contains { if case .answer = $0 { true } else { false } }

@@ -59,3 +59,13 @@ public enum SUSISkillParsing {
         }.sorted { $0.name.localizedCaseInsensitiveCompare($1.name) == .orderedAscending }
     }
 }
+
+extension SUSISkill {
+    /// Up to `count` example questions, each from a different skill, drawn at random from the
+    /// skills that have examples (what "what can you do" says).
+    public static func suggestions(from skills: [SUSISkill], count: Int,
+                                   using generator: inout some RandomNumberGenerator) -> [String] {
+        skills.filter { !$0.examples.isEmpty }.shuffled(using: &generator).prefix(count)
+            .compactMap { $0.examples.randomElement(using: &generator) }
+    }
+}

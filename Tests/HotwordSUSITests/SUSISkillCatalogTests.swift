@@ -29,9 +29,9 @@ struct SUSISkillCatalogTests {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let all = try await catalog(server, folder, language: "de").skills(group: nil).value
-        #expect(all.map(\.tag) == ["aboutsusi", "recipes", "wikipedia"])
+        #expect(all.map(\.tag) == ["aboutsusi", "cocktails", "recipes", "wikipedia"])
         // A null skill_name falls back to the tag, null examples to none.
-        #expect(all[1] == SUSISkill(tag: "recipes", name: "recipes", group: "Food and Drink",
+        #expect(all[2] == SUSISkill(tag: "recipes", name: "recipes", group: "Food and Drink",
                                     description: "Finds a recipe for a dish.", author: "Chef Bot", examples: []))
         #expect(all[0].examples == ["Who are you?", "What is SUSI?"])
         let request = try #require(server.requests.last)

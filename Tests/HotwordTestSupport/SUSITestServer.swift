@@ -265,12 +265,13 @@ public final class SUSITestServer: Sendable {
         #"{"type": "answer", "language": "en", "expression": \#(json(expression))}"#
     }
 
-    /// The skill store: two groups, three skills with the metadata fields susi_server sends
+    /// The skill store: two groups, four skills with the metadata fields susi_server sends
     /// (`skills` keyed by skill tag; one skill with `skill_name` and `examples` null).
     public static let skillStore: [(group: String, tag: String, name: String?, author: String, description: String, examples: [String]?)] = [
         ("Knowledge", "aboutsusi", "About SUSI", "FOSSASIA", "Tells you who SUSI is.", ["Who are you?", "What is SUSI?"]),
         ("Knowledge", "wikipedia", "Wikipedia", "Jane Doe", "Looks things up on Wikipedia.", ["What is a lighthouse?"]),
         ("Food and Drink", "recipes", nil, "Chef Bot", "Finds a recipe for a dish.", nil),
+        ("Food and Drink", "cocktails", "Cocktails", "Chef Bot", "Mixes drinks.", ["How do I make a mojito?"]),
     ]
 
     private static func catalog(_ request: TestHTTPRequest) -> TestHTTPResponse {
