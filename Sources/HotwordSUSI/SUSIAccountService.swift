@@ -21,6 +21,11 @@ public struct SUSILoginStatus: Sendable, Equatable {
 /// directly, whatever the configuration's account says, and never put the token or password in
 /// an error or a log line (the requests mark them secret, so logged URLs are redacted).
 extension SUSIClient {
+    /// The account whose token `tokenFile` keeps; nil when there is none.
+    public nonisolated static func login(keptIn tokenFile: URL) -> String? {
+        SUSIToken.load(from: tokenFile)?.login
+    }
+
     /// Logs in with `password` whatever token is cached, and stores the new token in `tokenFile`
     /// (mode 0600). Returns when the token expires.
     public func logIn(as login: String, password: String, tokenFile: URL) async throws(SUSIError) -> Date {

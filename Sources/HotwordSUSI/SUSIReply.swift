@@ -46,6 +46,16 @@ public struct SUSIReply: Sendable, Equatable {
 
     /// The expressions of the `answer` actions, what SUSI said (for a rating's `susi_reply`).
     public var answerText: String {
+        Self.answerText(of: actions)
+    }
+
+    /// `answerText` of actions kept as JSON text (`actionsJSON`); nil when that is not a list.
+    public static func answerText(actionsJSON: String) -> String? {
+        guard let actions = (try? SUSIValue.parse(Data(actionsJSON.utf8)))?.array else { return nil }
+        return answerText(of: actions.map { SUSIAction(json: $0, query: "", data: []) })
+    }
+
+    private static func answerText(of actions: [SUSIAction]) -> String {
         actions.compactMap { if case .answer(let answer) = $0 { answer.expression } else { nil } }.joined(separator: " ")
     }
 

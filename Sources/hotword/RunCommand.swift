@@ -77,7 +77,7 @@ struct RunCommand: AsyncParsableCommand {
         let logger = Logger(label: "hotword.run")
         let signals = RunSignals()
         let configuration: AssistantConfiguration
-        do { configuration = try settings() } catch { throw CommandFailure("\(error)", status: .configuration) }
+        do { configuration = try await settings(logger: logger) } catch { throw CommandFailure("\(error)", status: .configuration) }
         let notifier: ServiceNotifier?
         do {
             notifier = try ServiceNotifier.fromEnvironment()
@@ -119,7 +119,7 @@ struct RunCommand: AsyncParsableCommand {
         logger.info("SIGHUP: reloading the configuration and the models")
         notifier?.reloading(status: "reloading the configuration")
         do {
-            try await assistant.reload(try settings())
+            try await assistant.reload(try await settings(logger: logger))
             logger.info("configuration reloaded")
             notifier?.ready(status: "listening (configuration reloaded)")
         } catch {
@@ -128,9 +128,10 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    /// The configuration files, then the options given on the command line.
-    private func settings() throws -> AssistantConfiguration {
-        var configuration = try SettingsFiles.load(only: config)
+    /// The configuration files (with the account's settings from SUSI under them, pulled anew
+    /// with `[susi] sync_settings`), then the options given on the command line.
+    private func settings(logger: Logger) async throws -> AssistantConfiguration {
+        var configuration = try await SettingsFiles.loadSyncing(only: config, logger: logger)
         if let device { configuration.audio.captureDevice = device }
         if let playbackDevice { configuration.audio.playbackDevice = playbackDevice }
         if !detector.givenModels.isEmpty { configuration.wake.models = detector.givenModels }

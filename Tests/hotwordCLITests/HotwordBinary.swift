@@ -20,6 +20,11 @@ enum HotwordBinary {
         return folder.appendingPathComponent("hotword")
     }
 
+    /// Our environment with a state folder of this test process's own (`XDG_STATE_HOME`), so the
+    /// history the commands under test record never lands in the user's.
+    static let environment: [String: String] = ProcessInfo.processInfo.environment.merging(
+        ["XDG_STATE_HOME": FileManager.default.temporaryDirectory.appendingPathComponent("hotword-test-state-\(getpid())").path]) { $1 }
+
     /// Runs `hotword arguments…` (or another `executable`) to completion (killed after
     /// `timeout`) and collects its output. Waits without blocking a thread of the shared test pool.
     /// `input`, when given, is its standard input (a pipe, then closed); otherwise it inherits ours.
@@ -28,6 +33,7 @@ enum HotwordBinary {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        process.environment = environment
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
@@ -90,7 +96,7 @@ final class RunningHotword: @unchecked Sendable {  // @unchecked: the line lists
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = HotwordBinary.url
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = HotwordBinary.environment.merging(environment) { $1 }
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
