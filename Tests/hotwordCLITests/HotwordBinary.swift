@@ -22,8 +22,11 @@ enum HotwordBinary {
 
     /// Our environment with a state folder of this test process's own (`XDG_STATE_HOME`), so the
     /// history the commands under test record never lands in the user's.
-    static let environment: [String: String] = ProcessInfo.processInfo.environment.merging(
-        ["XDG_STATE_HOME": FileManager.default.temporaryDirectory.appendingPathComponent("hotword-test-state-\(getpid())").path]) { $1 }
+    /// (Read anew each time: tests set variables such as ALSA's configuration path as they go.)
+    static var environment: [String: String] {
+        ProcessInfo.processInfo.environment.merging(
+            ["XDG_STATE_HOME": FileManager.default.temporaryDirectory.appendingPathComponent("hotword-test-state-\(getpid())").path]) { $1 }
+    }
 
     /// Runs `hotword arguments…` (or another `executable`) to completion (killed after
     /// `timeout`) and collects its output. Waits without blocking a thread of the shared test pool.
