@@ -43,7 +43,9 @@ struct HistoryShowCommand: ParsableCommand {
         } catch {
             throw CommandFailure("\(error)")
         }
-        if json {
+        if json, exchanges.isEmpty {
+            print("[]")
+        } else if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             encoder.dateEncodingStrategy = .iso8601

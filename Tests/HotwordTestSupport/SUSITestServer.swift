@@ -105,6 +105,13 @@ public final class SUSITestServer: Sendable {
         set { script.settings = newValue }
     }
 
+    /// Keys `/aaa/changeUserSettings.json` ignores besides those it never knew, as an older
+    /// susi_server's shorter list would.
+    public var unknownSettings: Set<String> {
+        get { script.unknownSettings }
+        set { script.unknownSettings = newValue }
+    }
+
     /// The path of a skill of the store, as SUSI names the skill that answered (`answers[0].skills[0]`).
     public static func skillPath(group: String = "Knowledge", tag: String = "aboutsusi") -> String {
         "/susi_skill_data/models/general/\(group)/en/\(tag).txt"
@@ -255,7 +262,7 @@ public final class SUSITestServer: Sendable {
             let members = script.settings.sorted { $0.key < $1.key }.map { "\(json($0.key)): \(json($0.value))" }
             return jsonResponse(#"{"settings": {\#(members.joined(separator: ", "))}, "accepted": true, "message": "Success: Showing user settings"}"#)
         }
-        let known = request.query.filter { settingKeys.contains($0.name) }
+        let known = request.query.filter { settingKeys.contains($0.name) && !script.unknownSettings.contains($0.name) }
         guard !known.isEmpty else { return htmlPage(status: 400, message: "Bad Service call, key or value parameters not provided") }
         for field in known { script.settings[field.name] = field.value }
         return jsonResponse(#"{"accepted": true, "message": "You successfully changed settings of your account!"}"#)
@@ -381,6 +388,12 @@ public final class SUSITestServer: Sendable {
         private var failure: Reply?
         private var cognitions: [String] = []
         private var storedSettings: [String: String] = [:]
+        private var ignored: Set<String> = []
+
+        var unknownSettings: Set<String> {
+            get { lock.withLock { ignored } }
+            set { lock.withLock { ignored = newValue } }
+        }
 
         /// The bodies of the last 5 chat replies, oldest first (the server's short-term memory).
         var memory: [String] { lock.withLock { cognitions } }
