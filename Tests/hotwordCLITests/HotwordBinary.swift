@@ -32,11 +32,11 @@ enum HotwordBinary {
     /// `timeout`) and collects its output. Waits without blocking a thread of the shared test pool.
     /// `input`, when given, is its standard input (a pipe, then closed); otherwise it inherits ours.
     static func run(_ arguments: [String], executable: URL = url, input: String? = nil,
-                    timeout: Duration = .seconds(60)) async throws -> Result {
+                    environment extra: [String: String] = [:], timeout: Duration = .seconds(60)) async throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        process.environment = environment
+        process.environment = environment.merging(extra) { $1 }
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
