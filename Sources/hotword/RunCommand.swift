@@ -19,6 +19,11 @@ struct RunCommand: AsyncParsableCommand {
             wake for you, try --sensitivity hey_susi=0.8, --model computer (the most reliable \
             word shipped), or a personal model made with `hotword enroll --keyword "hey susi"`.
 
+            "hey susi, what can you do" is answered here with example questions from SUSI's skill \
+            list; "hey susi, thank you" or "… that was wrong" right after an answer rates it \
+            ([susi] help_phrases, positive_phrases, negative_phrases). Every exchange is kept in \
+            the history (`hotword history`), and reminders and the timer survive a restart.
+
             Settings come from /etc/hotword/hotword.toml, then $XDG_CONFIG_HOME/hotword/hotword.toml \
             (~/.config/hotword/hotword.toml), or only from --config FILE; options given here win. \
             Every key is explained in hotword.example.toml. Ctrl-C (or SIGTERM) stops; SIGHUP \
