@@ -16,7 +16,7 @@ struct RunHistoryTests {
         var history: URL { folder.appendingPathComponent("state/history.sqlite") }
 
         init(server: SUSITestServer, transcripts: [String] = [], historyFile: URL? = nil, microphoneFolder: String = "mic",
-             folder existing: URL? = nil) async throws {
+             folder existing: URL? = nil, susi: String = "") async throws {
             _ = ALSATestDevices.configPath
             folder = try existing ?? TestPaths.temporaryDirectory()
             let micFolder = folder.appendingPathComponent(microphoneFolder)
@@ -33,6 +33,7 @@ struct RunHistoryTests {
                 loudspeaker: ALSATestDevices.playback(into: folder.appendingPathComponent("played.raw")), server: server.baseURL,
                 extra: """
                     token_file = '\(folder.appendingPathComponent("state/susi-token.json").path)'
+                    \(susi)
                     [stt]
                     backend = "command"
                     [stt.command]
@@ -197,5 +198,38 @@ struct RunHistoryTests {
         let result = try await HotwordBinary.run(["history", "--json", "--config", rig.config.path])
         let exchanges = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
         #expect(exchanges.map { $0["question"] as? String } == ["third"])
+    }
+
+    /// `[susi] sync_settings`: the account's settings are pulled at start and on reload, and the
+    /// configuration file's own keys stay over them.
+    @Test func syncSettingsPullsAtStartAndOnReload() async throws {
+        let account = SUSITestServer.Account(login: "user@example.org", password: "pa55-w0rd-XYZ", token: "tok-sync")
+        let server = try SUSITestServer(account: account, fallback: .answer(FaultRig.answer))
+        defer { server.shutdown() }
+        server.userSettings = ["prefLanguage": "de", "speechRate": "1.2"]
+        let rig = try await Rig(server: server, transcripts: ["wie spät ist es", "quelle heure est-il"], susi: "sync_settings = true")
+        defer { try? FileManager.default.removeItem(at: rig.folder) }
+        defer { rig.microphone.close() }
+        let login = try await HotwordBinary.run(["login", "--login", account.login, "--config", rig.config.path], input: account.password + "\n")
+        try #require(login.status == 0, "\(login.stderr)")
+
+        let daemon = try rig.start()
+        let listening = await daemon.waitForErrorLine(timeout: .seconds(30)) { $0.contains("state: listening") }
+        rig.ask(first: true)
+        let first = await daemon.waitUntilListening(again: 1)
+        server.userSettings["prefLanguage"] = "fr"
+        daemon.send(SIGHUP)
+        let reloaded = await daemon.waitForErrorLine { $0.contains("configuration reloaded") }
+        rig.ask()
+        let second = await daemon.waitUntilListening(again: 2)
+        let (status, stderr) = await daemon.stop()
+
+        RunCommandTests.requireModel(stderr)
+        #expect(listening && first && reloaded && second, "stdout: \(daemon.lines)\nstderr: \(stderr)")
+        #expect(status == 0)
+        #expect(server.requests(to: "/aaa/listUserSettings.json").count == 2)
+        #expect(server.chatRequests.map { $0.query("language") } == ["de", "fr"])
+        #expect(daemon.logged("sync_settings: pulled 2 settings of user@example.org").count == 2)
+        #expect(!stderr.contains(account.token) && !stderr.contains(account.password))
     }
 }
