@@ -352,7 +352,7 @@ actor Conversation {
             lastAnswer = (answered, ContinuousClock.now)
         }
         if let (answer, rating) = rated, let exchangeID = answer.exchangeID {
-            await history?.rate(exchange: exchangeID, rating == .positive ? .positive : .negative)
+            await history?.rate(exchange: exchangeID, Exchange.Rating(rating))
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HotwordHistory
 import HotwordSUSI
 import Logging
 
@@ -61,5 +62,12 @@ struct LocalAnswers: Sendable {
 
     static func say(_ text: String) -> [SUSIStep] {
         [.print("SUSI: \(text)"), .speak(text, language: "en")]
+    }
+}
+
+public extension Exchange.Rating {
+    /// The history's name for a SUSI rating (the same words: the history does not know SUSI).
+    init(_ rating: SUSIRating) {
+        self = rating == .positive ? .positive : .negative
     }
 }

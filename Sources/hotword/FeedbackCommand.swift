@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HotwordAssistant
 import HotwordHistory
 import HotwordSUSI
 
@@ -31,7 +32,8 @@ struct FeedbackCommand: AsyncParsableCommand {
         let settings = try susi.settings()
         guard let store = try HistoryAccess.open(settings.history, creating: false),
               let exchange = try Self.answer(nthLast: last, in: store) else {
-            throw CommandFailure("there is no \(last == 1 ? "answer" : "\(last)th last answer") to rate in the history (\(settings.history.file.path))")
+            throw CommandFailure((last == 1 ? "there is no answer" : "there are fewer than \(last) answers")
+                                 + " to rate in the history (\(settings.history.file.path))")
         }
         let reply = SUSIReply.answerText(actionsJSON: exchange.actions)
         let outcome: SUSIRatingOutcome
@@ -43,7 +45,7 @@ struct FeedbackCommand: AsyncParsableCommand {
         }
         switch outcome {
         case .rated(let skill, let message, let logError):
-            if let id = exchange.id { _ = try? store.rate(exchange: id, rating == .positive ? .positive : .negative) }
+            if let id = exchange.id { _ = try? store.rate(exchange: id, Exchange.Rating(rating)) }
             print("Rated the answer to “\(exchange.question)” \(rating.rawValue) (skill \(skill)): \(message).")
             if let logError { FileHandle.standardError.write(Data("(the rating was not logged: \(logError))\n".utf8)) }
         case .notRatable(_, let reason):
