@@ -64,25 +64,7 @@ public final class Assistant: Sendable {
         listener = Listener(capture: capture, ring: ring, ownOutput: ownOutput, settings: listening,
                             watchdog: notifier) { continuation.yield($0) }
         conversation = Conversation(listener: listener, output: output, parts: parts, configuration: configuration,
-                                    history: Self.openHistory(configuration.history, onEvent: onEvent), onEvent: onEvent)
-    }
-
-    /// The history database, or nil when it is off or cannot be opened (that is reported, and
-    /// the assistant runs without: a history problem must not stop it listening).
-    private static func openHistory(_ settings: HistorySettings,
-                                    onEvent: @escaping @Sendable (AssistantEvent) -> Void) -> HistoryRecorder? {
-        guard settings.enabled else { return nil }
-        let logger = Logger(label: "hotword.assistant")
-        let report: @Sendable (HistoryError) -> Void = { error in
-            logger.error("history: \(error)")
-            onEvent(.error(stage: .history, message: error.description))
-        }
-        do {
-            return HistoryRecorder(store: try HistoryStore(file: settings.file, limits: settings.limits), onFailure: report)
-        } catch {
-            report(error)
-            return nil
-        }
+                                    onEvent: onEvent)
     }
 
     /// The configuration in use: the one given to `init`, or the last one `reload` took up.
@@ -171,7 +153,9 @@ actor Conversation {
     private let onEvent: @Sendable (AssistantEvent) -> Void
     private let logger = Logger(label: "hotword.assistant")
 
-    private let history: HistoryRecorder?
+    /// The history database; nil when it is off or could not be opened (a history problem
+    /// is reported, and must not stop the assistant listening).
+    private var history: HistoryRecorder?
 
     private var state = AssistantState.listening
     /// The question being answered.
@@ -186,12 +170,11 @@ actor Conversation {
     private var timer: Task<Void, Never>?
 
     init(listener: Listener, output: AudioOutput?, parts: ConversationParts, configuration: AssistantConfiguration,
-         history: HistoryRecorder?, onEvent: @escaping @Sendable (AssistantEvent) -> Void) {
+         onEvent: @escaping @Sendable (AssistantEvent) -> Void) {
         self.listener = listener
         self.output = output
         self.parts = parts
         self.configuration = configuration
-        self.history = history
         self.onEvent = onEvent
     }
 
@@ -201,8 +184,17 @@ actor Conversation {
         self.configuration = configuration
     }
 
-    /// Starts listening, and takes up the answers planned before a restart (see `PlanTiming`).
+    /// Opens the history, starts listening, and takes up the answers planned before a restart
+    /// (see `PlanTiming`).
     func begin() async {
+        if configuration.history.enabled {
+            do {
+                let store = try HistoryStore(file: configuration.history.file, limits: configuration.history.limits)
+                history = HistoryRecorder(store: store) { error in Task { await self.historyFailed(error) } }
+            } catch {
+                historyFailed(error)
+            }
+        }
         logger.info("state: listening")
         onEvent(.state(.listening))
         guard let history else { return }
@@ -354,6 +346,10 @@ actor Conversation {
         if let (answer, rating) = rated, let exchangeID = answer.exchangeID {
             await history?.rate(exchange: exchangeID, Exchange.Rating(rating))
         }
+    }
+
+    private func historyFailed(_ error: HistoryError) {
+        emit(.error(stage: .history, message: error.description))
     }
 
     @discardableResult
