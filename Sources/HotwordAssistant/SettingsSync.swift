@@ -24,15 +24,11 @@ public enum SettingsSync {
     }
 
     /// What a pull found.
-    public struct Pulled: Sendable, Equatable {
+    public struct Pulled: Sendable {
         /// hotword key (dotted) → its value as written in TOML, in the table's order.
         public var keys: [(key: String, value: String)]
         /// SUSI settings with values that could not be used (`name = value`).
         public var unusable: [String]
-
-        public static func == (a: Pulled, b: Pulled) -> Bool {
-            a.keys.map { "\($0.key)=\($0.value)" } == b.keys.map { "\($0.key)=\($0.value)" } && a.unusable == b.unusable
-        }
 
         /// The keys as a TOML file, one table each, under a comment saying where they came from.
         public func toml(account: String, at date: Date) -> String {

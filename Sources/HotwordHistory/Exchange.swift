@@ -87,7 +87,7 @@ extension Exchange: FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "exchange"
 
     enum Field {
-        static let id = Column("id"), time = Column("time"), question = Column("question"), answer = Column("answer")
+        static let id = Column("id"), time = Column("time")
         static let origin = Column("origin"), rating = Column("rating")
     }
 
