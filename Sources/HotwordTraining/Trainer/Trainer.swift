@@ -230,7 +230,7 @@ private final class Member {
         self.index = index
         seed = options.seed
         network = try Network(features: options.frontend.featureCount,
-                              layers: LayerSpec.dilatedDepthwiseStack(channels: options.channels, dropout: options.dropout),
+                              layers: LayerSpec.network(for: options.frontend, channels: options.channels, dropout: options.dropout),
                               seed: options.seed, threads: options.threads)
         optimizer = Adam(network: network, configuration: AdamConfiguration(learningRate: options.learningRate, gradientClipNorm: 5))
         let stride = network.totalStride
