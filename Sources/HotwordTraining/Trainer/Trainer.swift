@@ -49,7 +49,8 @@ public final class Trainer {
         let width = options.frontend.featureCount
         let factory = ExampleFactory(options: options, data: data, frames: frames)
         let parameters = members[0].network.parameterCount
-        report(.status("network: \(parameters) parameters, window \(frames) frames (\(Double(frames) / 100) s)"
+        let windowSeconds = Double(frames * options.frontend.outputFrameShift) / Double(options.frontend.sampleRate)
+        report(.status("network: \(parameters) parameters, window \(frames) frames (\(windowSeconds) s)"
             + (members.count > 1 ? "; \(members.count) of them side by side, seeds \(options.seed)…\(members.last!.seed), on shared example pools" : "")))
 
         let validationPool = try factory.validationPool()
