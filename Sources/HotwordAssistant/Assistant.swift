@@ -459,16 +459,18 @@ actor Conversation {
         arm(plan, after: .milliseconds(Int(max(0, date.timeIntervalSinceNow) * 1000)), late: false)
     }
 
-    /// Says `plan` after `delay` (the timer with the cue first), then forgets it; `late` says
-    /// when it was due, for one that fell due while hotword was not running.
+    /// Says `plan` after `delay` (the timer with the cue first); `late` says when it was due, for
+    /// one that fell due while hotword was not running. It is forgotten as it begins, so one cut
+    /// short by a stop is not said again at the next start.
     private func arm(_ plan: PlannedAnswer, after delay: Duration, late: Bool) {
         let task = Task {
             do { try await Task.sleep(for: delay) } catch { return }
+            await history?.removePlan(id: plan.id)
             if plan.kind == .timer, let cue = parts.cue { output?.enqueue(cue.samples, sampleRate: cue.sampleRate, kind: .sound) }
             let text = late ? "This was due at \(plan.due.formatted(date: .omitted, time: .shortened)): \(plan.text)" : plan.text
             var epoch = output?.currentEpoch ?? 0
             await perform([.print("SUSI: \(text)"), .speak(text, language: plan.language)], epoch: &epoch, session: nil)
-            await finished(plan)
+            if plan.kind == .answer { background[plan.id] = nil }
         }
         if plan.kind == .timer {
             timer?.cancel()
@@ -476,11 +478,6 @@ actor Conversation {
         } else {
             background[plan.id] = task
         }
-    }
-
-    private func finished(_ plan: PlannedAnswer) async {
-        if plan.kind == .answer { background[plan.id] = nil }
-        await history?.removePlan(id: plan.id)
     }
 
     // MARK: Reporting
