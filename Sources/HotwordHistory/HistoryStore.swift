@@ -58,6 +58,13 @@ public final class HistoryStore: Sendable {
         // Another process (`hotword ask` beside `hotword run`) may hold the write lock a moment.
         configuration.busyMode = .timeout(5)
         configuration.label = "hotword.history"
+        // Questions are private: the file is its owner's alone (SQLite gives the -wal and -shm
+        // files the database's mode), whatever the umask.
+        if !FileManager.default.fileExists(atPath: path) {
+            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw .cannotOpen(path: path, reason: "cannot create the file")
+            }
+        }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             let migrator = HistorySchema.migrator

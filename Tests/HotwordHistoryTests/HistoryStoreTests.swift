@@ -31,6 +31,10 @@ struct HistoryStoreTests {
             #expect(mode == "wal")
             let folderMode = try FileManager.default.attributesOfItem(atPath: file.deletingLastPathComponent().path)[.posixPermissions] as? Int
             #expect(folderMode == 0o700)
+            for suffix in ["", "-wal", "-shm"] {
+                let mode = try FileManager.default.attributesOfItem(atPath: file.path + suffix)[.posixPermissions] as? Int
+                #expect(mode == 0o600, "history.sqlite\(suffix)")
+            }
         }
     }
 
