@@ -114,12 +114,14 @@ struct RunHistoryTests {
     }
 
     /// A reminder due in 1.5 s falls due while hotword is stopped and is said late at the next
-    /// start, saying so; one due in 9 s is said at its time by the new process.
+    /// start, saying so; one due in 9 s, and the timer, are said at their time by the new process.
     @Test func plannedAnswersSurviveARestart() async throws {
+        let timer = Int(Date().timeIntervalSince1970) + 10
         let server = try SUSITestServer(fallback: .actions([
             #"{"type": "answer", "expression": "OK, I will remind you."}"#,
             #"{"type": "answer", "expression": "Tea is ready.", "plan_delay": 1500}"#,
             #"{"type": "answer", "expression": "Stretch your legs.", "plan_delay": 9000}"#,
+            #"{"type": "timer_set", "time": \#(timer)}"#,
         ]))
         defer { server.shutdown() }
         let rig = try await Rig(server: server, transcripts: ["remind me"])
@@ -128,7 +130,9 @@ struct RunHistoryTests {
 
         let first = try rig.start()
         rig.ask(first: true)
-        let planned = await first.waitForErrorLine { _ in first.logged("answer planned in").count == 2 }
+        let planned = await first.waitForErrorLine { _ in
+            first.logged("answer planned in").count == 2 && !first.logged("timer set for").isEmpty
+        }
         let asked = ContinuousClock.now
         let (firstStatus, firstLog) = await first.stop(signal: SIGTERM)
         #expect(planned, "stdout: \(first.lines)\nstderr: \(firstLog)")
@@ -140,16 +144,17 @@ struct RunHistoryTests {
         let second = try RunningHotword(["run", "--config", rig.config.path, "--json"])
         let late = await second.waitForLine(timeout: .seconds(20)) { $0.contains("Tea is ready.") }
         let onTime = await second.waitForLine(timeout: .seconds(20)) { $0.contains("Stretch your legs.") }
+        let timeUp = await second.waitForLine(timeout: .seconds(20)) { $0.contains("Time is up.") }
         let said = ContinuousClock.now
         let (secondStatus, secondLog) = await second.stop()
 
         RunCommandTests.requireModel(firstLog + secondLog)
-        #expect(late && onTime, "stdout: \(second.lines)\nstderr: \(secondLog)")
+        #expect(late && onTime && timeUp, "stdout: \(second.lines)\nstderr: \(secondLog)")
         #expect(secondStatus == 0)
         let answers = second.answers
-        #expect(answers.count == 2, "\(answers)")
+        #expect(answers.count == 3, "\(answers)")
         #expect(answers.first?.wholeMatch(of: /SUSI: This was due at .+: Tea is ready\./) != nil, "\(answers)")
-        #expect(answers.last == "SUSI: Stretch your legs.")
+        #expect(Set(answers.dropFirst()) == ["SUSI: Stretch your legs.", "SUSI: Time is up."])
         let early = said - asked
         #expect(early > .seconds(8), "said \(early) after it was planned, due after 9 s")
         #expect(second.events("wake").isEmpty)
