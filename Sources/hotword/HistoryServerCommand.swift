@@ -16,9 +16,14 @@ struct HistoryServerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try susi.settings()
+        try await Self.show(susi.client(settings), tokenFile: settings.susiLogin.tokenFile, json: json)
+    }
+
+    /// Prints what `client`'s server remembers, as text or JSON.
+    static func show(_ client: SUSIClient, tokenFile: URL, json: Bool) async throws {
         let replies: [SUSIReply]
         do {
-            replies = try await susi.client(settings).memory(tokenFile: settings.susiLogin.tokenFile)
+            replies = try await client.memory(tokenFile: tokenFile)
         } catch {
             throw CommandFailure("\(error)")
         }

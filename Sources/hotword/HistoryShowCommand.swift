@@ -2,9 +2,10 @@ import ArgumentParser
 import Foundation
 import HotwordAssistant
 import HotwordHistory
+import HotwordSUSI
 
 /// `hotword history [show]`: exchanges from the history database, oldest first.
-struct HistoryShowCommand: ParsableCommand {
+struct HistoryShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Show the last exchanges (the default of `hotword history`).")
@@ -21,6 +22,10 @@ struct HistoryShowCommand: ParsableCommand {
     @Flag(help: "Print JSON (one array of exchanges, every field) instead of text.")
     var json = false
 
+    @Flag(name: .customLong("server"),
+          help: "Show what the SUSI server ([susi] server) remembers instead, as `hotword history server` does.")
+    var fromServer = false
+
     @Option(help: ArgumentHelp("Read settings from this file only (instead of the system and user files).", valueName: "FILE"))
     var config: String?
 
@@ -31,8 +36,12 @@ struct HistoryShowCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let settings = try SettingsFiles.load(only: config)
+        if fromServer {
+            try await HistoryServerCommand.show(SUSIClient(configuration: settings.susi), tokenFile: settings.susiLogin.tokenFile, json: json)
+            return
+        }
         guard let store = try HistoryAccess.open(settings.history, creating: false) else {
             print(json ? "[]" : "No exchanges recorded yet (\(settings.history.file.path)).")
             return

@@ -188,5 +188,7 @@ struct SUSIHistoryCommandTests {
         #expect(blocks[1].contains("You: stock quotes\nSUSI: Here is a currency rate table:\nValuta   Quota"))
         let json = try await hotword("history", "server", "--json", "--config", config)
         #expect((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [Any])?.count == 2)
+        // `--server` of `hotword history` itself: the same, from [susi] server.
+        #expect(try await hotword("history", "--server", "--config", config).stdout == memory.stdout)
     }
 }
