@@ -48,26 +48,34 @@ public enum SettingsSync {
         }
     }
 
+    /// What one SUSI setting's value means for hotword.
+    private enum Mapping {
+        /// Set this key (dotted) to this value.
+        case set(String, TOMLValue)
+        /// Nothing to set (`speechOutput = true`: speak, whichever backend is configured).
+        case nothing
+        /// A value hotword cannot use.
+        case unusable
+    }
+
     /// hotword's keys for the account's `settings`; settings it has no key for are left out.
     public static func local(from settings: SUSIUserSettings) -> Pulled {
+        let rules: [(name: String, map: (String) -> Mapping)] = [
+            ("prefLanguage", { language($0).map { .set("susi.language", .string($0)) } ?? .unusable }),
+            ("speechOutput", { Bool($0.lowercased()).map { $0 ? .nothing : .set("tts.backend", .string("none")) } ?? .unusable }),
+            ("speechOutputAlways", { Bool($0.lowercased()).map { .set("tts.speak_always", .boolean($0)) } ?? .unusable }),
+            ("ttsLanguage", { voice($0).map { .set("tts.espeak.voice", .string($0)) } ?? .unusable }),
+            ("speechRate", { multiplier($0).map { .set("tts.espeak.rate", .integer(min(450, max(80, Int(($0 * 175).rounded()))))) } ?? .unusable }),
+            ("speechPitch", { multiplier($0).map { .set("tts.espeak.pitch", .integer(min(100, max(0, Int(($0 * 50).rounded()))))) } ?? .unusable }),
+        ]
         var pulled = Pulled(keys: [], unusable: [])
-        func use(_ name: String, _ convert: (String) -> (key: String, value: TOMLValue)??) {
-            guard let raw = settings[name] else { return }
-            switch convert(raw.trimmingCharacters(in: .whitespaces)) {
-            case .some(.some(let mapped)): pulled.keys.append((mapped.key, mapped.value.tomlText))
-            case .some(.none): break  // a value that asks for nothing
-            case .none: pulled.unusable.append("\(name) = \(raw)")
+        for rule in rules {
+            guard let raw = settings[rule.name] else { continue }
+            switch rule.map(raw.trimmingCharacters(in: .whitespaces)) {
+            case .set(let key, let value): pulled.keys.append((key, value.tomlText))
+            case .nothing: break
+            case .unusable: pulled.unusable.append("\(rule.name) = \(raw)")
             }
-        }
-        use("prefLanguage") { value in language(value).map { .some(("susi.language", .string($0))) } }
-        use("speechOutput") { value in Bool(value.lowercased()).map { $0 ? .none : .some(("tts.backend", .string("none"))) } }
-        use("speechOutputAlways") { value in Bool(value.lowercased()).map { .some(("tts.speak_always", .boolean($0))) } }
-        use("ttsLanguage") { value in voice(value).map { .some(("tts.espeak.voice", .string($0))) } }
-        use("speechRate") { value in
-            multiplier(value).map { .some(("tts.espeak.rate", .integer(min(450, max(80, Int(($0 * 175).rounded())))))) }
-        }
-        use("speechPitch") { value in
-            multiplier(value).map { .some(("tts.espeak.pitch", .integer(min(100, max(0, Int(($0 * 50).rounded())))))) }
         }
         return pulled
     }
