@@ -1,6 +1,8 @@
 // swift-tools-version:6.1
 // hotword — an offline wake-word daemon. Data flows one way:
 //   audio in (HotwordAudio) → features → model → detector (HotwordCore) → events → assistant (HotwordAssistant)
+//   → SUSI.AI (HotwordSUSI); the assistant (and `ask`) record into the history (HotwordHistory),
+//   which the command line reads.
 // HotwordCore does no I/O; C libraries enter only through the small C* system-library targets.
 import PackageDescription
 
@@ -21,14 +23,16 @@ let package = Package(
         .library(name: "HotwordCore", targets: ["HotwordCore"]),
         // For the fuzz targets in Fuzz/, a separate package that depends on this one by path.
         .library(name: "HotwordAudio", targets: ["HotwordAudio"]),
-        .library(name: "HotwordText", targets: ["HotwordText"]),
+        .library(name: "HotwordTOML", targets: ["HotwordTOML"]),
         .library(name: "HotwordAssistant", targets: ["HotwordAssistant"]),
+        .library(name: "HotwordSUSI", targets: ["HotwordSUSI"]),
         .library(name: "HotwordWyoming", targets: ["HotwordWyoming"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         // C libraries (Debian packages in parentheses)
@@ -59,19 +63,26 @@ let package = Package(
         .target(name: "HotwordWyoming", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordChildProcess", logging]),
         // Starting programs: posix_spawn, no shell, a process group of their own, files for streams.
         .target(name: "HotwordChildProcess"),
-        // Text formats read and written by hand: TOML (hotword.toml) and JSON string literals. No C
-        // library and no other module, so the configuration fuzz target links it alone.
-        .target(name: "HotwordText"),
+        // JSON text written by hand (events, reports, values shown in tables): one string escaper.
+        .target(name: "HotwordJSON"),
+        // hotword.toml's syntax: a TOML parser that keeps every key's line. No C library, so the
+        // configuration fuzz target links it alone.
+        .target(name: "HotwordTOML", dependencies: ["HotwordJSON"]),
+        // The SUSI.AI client (chat, skills, account) and the HTTP layer it talks through (libcurl).
+        .target(name: "HotwordSUSI", dependencies: ["HotwordJSON", "CCurl", logging]),
+        // The conversation history and pending scheduled answers: SQLite (WAL) through GRDB.
+        // The assistant and `ask` write into it; the command line reads it.
+        .target(name: "HotwordHistory", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
         // The voice assistant, a folder per concern: listen loop, conversation, sound output, speech
-        // to text, text to speech, the engines both use, configuration, systemd service; SUSI client.
+        // to text, text to speech, the engines both use, configuration, systemd service.
         .target(name: "HotwordAssistant", dependencies: [
-            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "HotwordText", "HotwordChildProcess", "CCurl", "CPocketSphinx", "CEspeakNG", "CMalloc",
-            atomics, logging,
+            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "HotwordSUSI", "HotwordJSON", "HotwordTOML", "HotwordHistory",
+            "HotwordChildProcess", "CPocketSphinx", "CEspeakNG", "CMalloc", atomics, logging,
         ]),
         // The command-line tool: thin commands over the modules above.
         .executableTarget(name: "hotword", dependencies: [
-            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTraining", "HotwordAssistant", "HotwordWyoming", "HotwordText",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
+            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTraining", "HotwordAssistant", "HotwordWyoming",
+            "HotwordSUSI", "HotwordJSON", "HotwordHistory", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
         ]),
 
         // Shared by the test targets: paths to ../shared, temporary folders, ALSA file-plugin devices.
@@ -80,8 +91,13 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "HotwordAudioTests", dependencies: ["HotwordAudio", "HotwordCore", "HotwordTestSupport"]),
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordTestSupport"]),
-        .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordAudio", "HotwordWyoming", "HotwordText", "HotwordChildProcess", "HotwordTestSupport",
-                                                           atomics, logging]),
+        .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordSUSI", "HotwordAudio", "HotwordWyoming",
+                                                           "HotwordTOML", "HotwordJSON", "HotwordChildProcess", "HotwordTestSupport", atomics, logging]),
+        .testTarget(name: "HotwordSUSITests", dependencies: ["HotwordSUSI", "HotwordTestSupport", logging]),
+        .testTarget(name: "HotwordHistoryTests", dependencies: ["HotwordHistory", "HotwordTestSupport", "hotword-history-writer",
+                                                         .product(name: "GRDB", package: "GRDB.swift")]),
+        // Records exchanges until killed: the history tests kill it mid-write. Not shipped.
+        .executableTarget(name: "hotword-history-writer", dependencies: ["HotwordHistory"], path: "Tests/HistoryWriter"),
         .testTarget(name: "HotwordWyomingTests", dependencies: ["HotwordWyoming", "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "hotwordCLITests", dependencies: ["hotword", "HotwordCore", "HotwordAudio", "HotwordModels", "HotwordTestSupport"]),
         // The soak test (scripts/soak.sh): hours of audio through `hotword run`. Not shipped.

@@ -18,10 +18,10 @@ let package = Package(
         // Audio file bytes → 16 kHz mono samples (AudioFileReader via libsndfile and libsamplerate).
         .executableTarget(name: "FuzzAudioFile", dependencies: ["FuzzSupport", .product(name: "HotwordAudio", package: "hotword")]),
         // hotword.toml text → TOMLDocument or a TOMLSyntaxError; values written back as TOML read back.
-        // Links HotwordText alone (no C library).
-        .executableTarget(name: "FuzzConfiguration", dependencies: ["FuzzSupport", .product(name: "HotwordText", package: "hotword")]),
+        // Links HotwordTOML and HotwordJSON alone (no C library).
+        .executableTarget(name: "FuzzConfiguration", dependencies: ["FuzzSupport", .product(name: "HotwordTOML", package: "hotword")]),
         // A /susi/chat.json body → SUSIReply or SUSIError, then the steps that present it (SUSIRenderer).
-        .executableTarget(name: "FuzzSUSIReply", dependencies: ["FuzzSupport", .product(name: "HotwordAssistant", package: "hotword")]),
+        .executableTarget(name: "FuzzSUSIReply", dependencies: ["FuzzSupport", .product(name: "HotwordSUSI", package: "hotword")]),
         // Bytes on a Wyoming connection → events (WyomingEventParser) → a wake-word session's replies.
         .executableTarget(name: "FuzzWyoming", dependencies: [
             "FuzzSupport", .product(name: "HotwordCore", package: "hotword"), .product(name: "HotwordWyoming", package: "hotword"),

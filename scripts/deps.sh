@@ -6,6 +6,7 @@ packages=(
   libfftw3-dev                       # FFT for the feature frontend
   libsndfile1-dev libsamplerate0-dev # reading/writing audio files, sample-rate conversion
   libcurl4-openssl-dev               # HTTP: SUSI server, HTTP speech-to-text
+  libsqlite3-dev                     # the conversation history (SQLite, through GRDB)
   libpocketsphinx-dev pocketsphinx-en-us  # embedded offline speech-to-text
   libespeak-ng-dev espeak-ng         # embedded text-to-speech and synthetic training voices
   flite                              # more synthetic training voices

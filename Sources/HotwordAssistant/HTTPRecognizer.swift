@@ -1,6 +1,7 @@
 import Foundation
 import HotwordCore
 import HotwordAudio
+import HotwordSUSI
 
 /// Where and how to reach an OpenAI-compatible transcription server.
 public struct HTTPRecognizerConfiguration: Sendable, Equatable {

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import HotwordAudio
 import HotwordCore
+import HotwordJSON
 import HotwordModels
-import HotwordText
 import HotwordTraining
 
 /// Options shared by `eval` and `tune`: which data makes the test stream.

@@ -1,6 +1,6 @@
 import Foundation
 @testable import HotwordAssistant
-import HotwordText
+import HotwordJSON
 import Testing
 import Synchronization
 

@@ -2,6 +2,7 @@ import Foundation
 @testable import HotwordAssistant
 import HotwordAudio
 import HotwordModels
+import HotwordSUSI
 import HotwordTestSupport
 import Testing
 

@@ -1,4 +1,4 @@
-@testable import HotwordText
+@testable import HotwordTOML
 import Testing
 
 @Suite("TOML parser")

@@ -20,14 +20,23 @@ enum HotwordBinary {
         return folder.appendingPathComponent("hotword")
     }
 
+    /// Our environment with a state folder of this test process's own (`XDG_STATE_HOME`), so the
+    /// history the commands under test record never lands in the user's.
+    /// (Read anew each time: tests set variables such as ALSA's configuration path as they go.)
+    static var environment: [String: String] {
+        ProcessInfo.processInfo.environment.merging(
+            ["XDG_STATE_HOME": FileManager.default.temporaryDirectory.appendingPathComponent("hotword-test-state-\(getpid())").path]) { $1 }
+    }
+
     /// Runs `hotword arguments…` (or another `executable`) to completion (killed after
     /// `timeout`) and collects its output. Waits without blocking a thread of the shared test pool.
     /// `input`, when given, is its standard input (a pipe, then closed); otherwise it inherits ours.
     static func run(_ arguments: [String], executable: URL = url, input: String? = nil,
-                    timeout: Duration = .seconds(60)) async throws -> Result {
+                    environment extra: [String: String] = [:], timeout: Duration = .seconds(60)) async throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        process.environment = environment.merging(extra) { $1 }
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
@@ -90,7 +99,7 @@ final class RunningHotword: @unchecked Sendable {  // @unchecked: the line lists
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = HotwordBinary.url
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = HotwordBinary.environment.merging(environment) { $1 }
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors

@@ -1,5 +1,5 @@
 import FuzzSupport
-import HotwordText
+import HotwordTOML
 
 /// One input: the text of a `hotword.toml`. The parser must either parse it or throw a syntax
 /// error on a line and column the text has; every key it places is on a line the text has; and

@@ -1,7 +1,7 @@
 import Foundation
 import HotwordCore
 import HotwordModels
-import HotwordText
+import HotwordTOML
 
 /// Where `hotword run` looks for its configuration.
 public enum ConfigurationFiles {

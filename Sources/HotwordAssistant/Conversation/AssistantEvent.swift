@@ -1,6 +1,6 @@
 import Foundation
 import HotwordCore
-import HotwordText
+import HotwordJSON
 
 /// What the assistant is doing. Listening goes on in every state except `recording` (a wake
 /// word while transcribing, asking or speaking starts over: barge-in).
@@ -19,7 +19,7 @@ public enum AssistantState: String, Sendable, CaseIterable {
 
 /// Which part of answering a question failed.
 public enum AssistantStage: String, Sendable {
-    case transcribe, ask, speak, hook, audio
+    case transcribe, ask, speak, hook, audio, history
 }
 
 /// Something that happened, for the user or another program (`hotword run --json` prints one

@@ -255,6 +255,6 @@ public final class Hearing {
     private static func warmUpSamples(_ model: KeywordModel) -> Int {
         let frontend = model.frontend
         let frames = model.receptiveField + model.totalStride - 1
-        return ((frames - 1) * frontend.frameShift + frontend.frameLength) * AudioFormat.sampleRate / frontend.sampleRate
+        return ((frames - 1) * frontend.outputFrameShift + frontend.outputFrameLength) * AudioFormat.sampleRate / frontend.sampleRate
     }
 }
