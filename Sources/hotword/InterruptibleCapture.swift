@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import HotwordCore
 import HotwordAudio
+import HotwordCore
 
 /// A microphone opened by a command that records (`record`, `enroll`): a device that cannot be
 /// opened is reported with how to choose another, and Ctrl-C closes the device, which ends a

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import HotwordCore
 import HotwordAudio
+import HotwordCore
 
 /// `hotword record`: captures from a microphone into a 16 kHz mono 16-bit WAV file.
 struct RecordCommand: ParsableCommand {

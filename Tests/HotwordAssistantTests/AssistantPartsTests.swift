@@ -1,8 +1,8 @@
 import Foundation
 @testable import HotwordAssistant
 import HotwordJSON
-import Testing
 import Synchronization
+import Testing
 
 @Suite("Assistant parts")
 struct AssistantPartsTests {

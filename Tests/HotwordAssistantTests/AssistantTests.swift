@@ -1,7 +1,7 @@
 import Foundation
-import HotwordCore
 import HotwordAssistant
 import HotwordAudio
+import HotwordCore
 import HotwordTestSupport
 import Synchronization
 import Testing

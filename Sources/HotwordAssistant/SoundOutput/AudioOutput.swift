@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import HotwordCore
 import HotwordAudio
+import HotwordCore
 import Logging
 
 /// Plays the assistant's sounds (the cue, spoken answers) one after another on a thread of its

@@ -1,6 +1,4 @@
 import Foundation
-import HotwordCore
-import HotwordAudio
 
 /// Speech to text by an external program, e.g. whisper.cpp's command-line tool:
 /// `["whisper-cli", "-m", "ggml-base.en.bin", "-nt", "-np", "-f", "{wav}"]`.
@@ -27,17 +25,8 @@ public struct CommandRecognizer: SpeechRecognizer {
     }
 
     public func transcribe(_ samples: [Float]) async throws(SpeechToTextError) -> String {
-        let folder: ScratchFolder
-        do { folder = try ScratchFolder("stt") } catch {
-            throw .audioNotWritten(path: FileManager.default.temporaryDirectory.path, reason: "\(error)")
-        }
+        let (folder, wav) = try ScratchFolder.holdingUtterance(samples)
         defer { folder.remove() }
-        let wav = folder.file("utterance.wav")
-        do {
-            try AudioFileWriter.writeWAV(samples, to: wav, sampleRate: AudioFormat.sampleRate)
-        } catch {
-            throw .audioNotWritten(path: wav.path, reason: error.description)
-        }
         let runner = CommandRunner(
             arguments: arguments.map { $0.replacingOccurrences(of: Self.wavPlaceholder, with: wav.path) },
             timeout: timeout)

@@ -1,6 +1,4 @@
 import Foundation
-import HotwordCore
-import HotwordAudio
 import HotwordSUSI
 
 /// Where and how to reach an OpenAI-compatible transcription server.
@@ -58,17 +56,10 @@ public struct HTTPRecognizer: SpeechRecognizer {
     /// The utterance as the bytes of a 16-bit WAV file (written through a scratch file, as
     /// libsndfile writes files).
     private static func encodeWAV(_ samples: [Float]) throws(SpeechToTextError) -> Data {
-        let folder: ScratchFolder
-        do { folder = try ScratchFolder("stt") } catch {
-            throw .audioNotWritten(path: FileManager.default.temporaryDirectory.path, reason: "\(error)")
-        }
+        let (folder, wav) = try ScratchFolder.holdingUtterance(samples)
         defer { folder.remove() }
-        let wav = folder.file("utterance.wav")
         do {
-            try AudioFileWriter.writeWAV(samples, to: wav, sampleRate: AudioFormat.sampleRate)
             return try Data(contentsOf: wav)
-        } catch let error as AudioFileError {
-            throw .audioNotWritten(path: wav.path, reason: error.description)
         } catch {
             throw .audioNotWritten(path: wav.path, reason: "\(error)")
         }

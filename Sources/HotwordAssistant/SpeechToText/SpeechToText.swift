@@ -1,3 +1,6 @@
+import Foundation
+import HotwordAudio
+import HotwordCore
 import HotwordSUSI
 import HotwordWyoming
 
@@ -62,5 +65,24 @@ public enum SpeechToTextError: Error, CustomStringConvertible, Equatable {
         case .wyoming(let error):
             "speech to text (wyoming): \(error)"
         }
+    }
+}
+
+extension ScratchFolder {
+    /// A fresh folder holding `samples` as `utterance.wav` (16 kHz 16-bit), for a recogniser
+    /// that takes a file; the caller removes it.
+    static func holdingUtterance(_ samples: [Float]) throws(SpeechToTextError) -> (folder: ScratchFolder, wav: URL) {
+        let folder: ScratchFolder
+        do { folder = try ScratchFolder("stt") } catch {
+            throw .audioNotWritten(path: FileManager.default.temporaryDirectory.path, reason: "\(error)")
+        }
+        let wav = folder.file("utterance.wav")
+        do {
+            try AudioFileWriter.writeWAV(samples, to: wav, sampleRate: AudioFormat.sampleRate)
+        } catch {
+            folder.remove()
+            throw .audioNotWritten(path: wav.path, reason: error.description)
+        }
+        return (folder, wav)
     }
 }

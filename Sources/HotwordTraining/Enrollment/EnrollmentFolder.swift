@@ -1,6 +1,6 @@
 import Foundation
-import HotwordCore
 import HotwordAudio
+import HotwordCore
 
 /// Where an enrollment keeps its material, so that running it again adds takes instead of
 /// starting over: `takes/` (the user's recordings of the wake word, trimmed), `background/`

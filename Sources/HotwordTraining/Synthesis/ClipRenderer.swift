@@ -1,6 +1,6 @@
 import Foundation
-import HotwordCore
 import HotwordAudio
+import HotwordCore
 
 /// Renders one planned clip: engine → trim → level → silence → WAV (and the recogniser's copy).
 struct ClipRenderer: Sendable {

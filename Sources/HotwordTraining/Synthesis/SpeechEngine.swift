@@ -1,6 +1,6 @@
 import Foundation
-import HotwordCore
 import HotwordAudio
+import HotwordCore
 
 /// The text-to-speech programs synthesis can use (all from Debian).
 public enum EngineKind: String, Sendable, Codable, CaseIterable, Comparable {
