@@ -16,7 +16,9 @@ let package = Package(
         // Model file bytes → KeywordModel (ModelFile.decode), then a detector run on the model.
         .executableTarget(name: "FuzzModelFile", dependencies: ["FuzzSupport", "CLibFuzzer", .product(name: "HotwordCore", package: "hotword")]),
         // Audio file bytes → 16 kHz mono samples (AudioFileReader via libsndfile and libsamplerate).
-        .executableTarget(name: "FuzzAudioFile", dependencies: ["FuzzSupport", .product(name: "HotwordAudio", package: "hotword")]),
+        .executableTarget(name: "FuzzAudioFile", dependencies: [
+            "FuzzSupport", .product(name: "HotwordCore", package: "hotword"), .product(name: "HotwordAudio", package: "hotword"),
+        ]),
         // hotword.toml text → TOMLDocument or a TOMLSyntaxError; values written back as TOML read back.
         // Links HotwordTOML and HotwordJSON alone (no C library).
         .executableTarget(name: "FuzzConfiguration", dependencies: ["FuzzSupport", .product(name: "HotwordTOML", package: "hotword")]),

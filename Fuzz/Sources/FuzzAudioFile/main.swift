@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 import HotwordAudio
+import HotwordCore
 
 /// One input: the bytes of an audio file, read the way `hotword detect` reads a file. A typed
 /// `AudioFileError` is a pass; decoded samples must be mono 16 kHz in [-1, 1].
@@ -9,7 +10,7 @@ func fuzzAudioFile(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let input = fuzzInput(start, count)
     MemoryFile.replaceContent(with: input)
     guard let audio = try? AudioFileReader.read(MemoryFile.url) else { return 0 }
-    guard audio.sampleRate == AudioFileReader.defaultSampleRate, audio.samples.allSatisfy({ (-1...1).contains($0) }) else {
+    guard audio.sampleRate == AudioFormat.sampleRate, audio.samples.allSatisfy({ (-1...1).contains($0) }) else {
         fatalError("decoded audio at \(audio.sampleRate) Hz or outside [-1, 1]")
     }
     return 0
