@@ -43,7 +43,7 @@ let package = Package(
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
 
         // Features, model, detector: pure computation, no I/O.
-        .target(name: "HotwordCore", dependencies: ["CFFTW"]),
+        .target(name: "HotwordCore", dependencies: ["CFFTW", "CBLAS"]),
         // Model files: load, save atomically, find the bundled models by name.
         .target(name: "HotwordModels", dependencies: ["HotwordCore"]),
         // Audio in and out: files, resampling, ring buffer, ALSA.
@@ -68,7 +68,8 @@ let package = Package(
 
         // Shared by the test targets: paths to ../shared, temporary folders, ALSA file-plugin devices.
         .target(name: "HotwordTestSupport", dependencies: ["HotwordCore"], path: "Tests/HotwordTestSupport"),
-        .testTarget(name: "HotwordCoreTests", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"]),
+        .testTarget(name: "HotwordCoreTests", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "HotwordAudioTests", dependencies: ["HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordAudio", "HotwordWyoming", "HotwordTestSupport",

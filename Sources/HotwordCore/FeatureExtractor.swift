@@ -27,6 +27,10 @@ import Foundation
 /// automatic gain control that cancels stationary noise and loudness, which the logarithm only
 /// shifts.
 ///
+/// With a speech embedding (`config.embedding`), the log-mel frames of steps 1–6 go on into
+/// its network (`SpeechEmbeddingStream`), and its embeddings are the frames delivered: one every
+/// `config.outputFrameShift` samples once `config.outputFrameLength` samples have arrived.
+///
 /// Streaming: pass samples in chunks of any size to `process(_:onFrame:)`; each frame is
 /// delivered as soon as its last sample arrives. Frames depend only on the samples, never on
 /// the chunking, so streaming and `frames(of:)` agree bit for bit.
@@ -39,8 +43,12 @@ public final class FeatureExtractor {
     /// Values per frame: `config.featureCount`.
     public let featureCount: Int
     /// Frames delivered since creation or the last `reset()`; the frame being delivered to
-    /// `onFrame` is frame `framesProduced − 1` and starts at sample (framesProduced − 1)·frameShift.
+    /// `onFrame` is frame `framesProduced − 1` and ends at sample
+    /// (framesProduced − 1)·outputFrameShift + outputFrameLength.
     public private(set) var framesProduced = 0
+    /// Values per spectral frame (log-mel or MFCC), before any embedding.
+    private let spectralCount: Int
+    private let embeddingStream: SpeechEmbeddingStream?
 
     private let frameLength: Int
     private let frameShift: Int
@@ -81,8 +89,11 @@ public final class FeatureExtractor {
 
     public init(config: FrontendConfig) throws(FrontendConfigError) {
         filterbank = try MelFilterbank(config)
+        if config.embedding != nil { try config.validate() }
         self.config = config
         featureCount = config.featureCount
+        spectralCount = config.spectral.featureCount
+        embeddingStream = config.embedding.map(SpeechEmbeddingStream.init(network:))
         frameLength = config.frameLength
         frameShift = config.frameShift
         binCount = config.fftSize / 2 + 1
@@ -106,7 +117,7 @@ public final class FeatureExtractor {
         } else {
             perChannelEnergy = nil
         }
-        runningMean = Self.allocate(count: FloatVector.paddedCount(featureCount))
+        runningMean = Self.allocate(count: FloatVector.paddedCount(spectralCount))
         smoothedEnergy = Self.allocate(count: FloatVector.paddedCount(config.melBands))
         historyCapacity = config.frameLength + Self.historySlack
         history = Self.allocate(count: historyCapacity)
@@ -123,8 +134,9 @@ public final class FeatureExtractor {
         historyCount = 0
         nextFrameStart = 0
         framesProduced = 0
-        runningMean.update(repeating: 0, count: FloatVector.paddedCount(featureCount))
+        runningMean.update(repeating: 0, count: FloatVector.paddedCount(spectralCount))
         smoothedEnergyStarted = false
+        embeddingStream?.reset()
     }
 
     /// Appends `samples` to the stream and calls `onFrame` with each frame this completes, in
@@ -142,8 +154,15 @@ public final class FeatureExtractor {
             while nextFrameStart + frameLength <= historyCount {
                 let features = computeFeatures(frame: history + nextFrameStart)
                 nextFrameStart += frameShift
-                framesProduced += 1
-                onFrame(features)
+                if let embeddingStream {
+                    embeddingStream.push(features) { embedding in
+                        framesProduced += 1
+                        onFrame(embedding)
+                    }
+                } else {
+                    framesProduced += 1
+                    onFrame(features)
+                }
             }
         }
     }
@@ -181,7 +200,7 @@ public final class FeatureExtractor {
         }
         let features = config.cepstralCoefficients > 0 ? computeCepstra() : logMel
         if let alpha = meanSmoothing { subtractRunningMean(from: features, smoothing: alpha) }
-        return UnsafeBufferPointer(start: features, count: featureCount)
+        return UnsafeBufferPointer(start: features, count: spectralCount)
     }
 
     /// Steps 1–3 into the FFT input (whose zero padding is never written):
@@ -266,7 +285,7 @@ public final class FeatureExtractor {
 
     /// Step 8 on the (zero-padded) features in place.
     private func subtractRunningMean(from features: UnsafeMutablePointer<Float>, smoothing alpha: Float) {
-        for i in stride(from: 0, to: featureCount, by: FloatVector.scalarCount) {
+        for i in stride(from: 0, to: spectralCount, by: FloatVector.scalarCount) {
             let f = FloatVector(loading: features + i)
             var mean = FloatVector(loading: runningMean + i)
             mean += alpha * (f - mean)

@@ -12,12 +12,18 @@ extension FrontendConfig {
     /// config, including mel bands too narrow to contain an FFT bin.
     public func validate() throws(FrontendConfigError) {
         _ = try MelFilterbank(self)
+        if let embedding {
+            guard spectral == SpeechEmbedding.melFrontend else {
+                throw .speechEmbeddingInvalid(reason: "log-mel settings other than SpeechEmbedding.melFrontend's")
+            }
+            do { try embedding.validate() } catch { throw .speechEmbeddingInvalid(reason: error.description) }
+        }
     }
 
-    /// Frames a stream of `sampleCount` samples yields: frame t needs samples up to
-    /// t·frameShift + frameLength (Kaldi's `snip_edges`: no partial frames, no padding).
+    /// Feature frames a stream of `sampleCount` samples yields: frame t needs samples up to
+    /// t·outputFrameShift + outputFrameLength (Kaldi's `snip_edges`: no partial frames, no padding).
     public func frameCount(sampleCount: Int) -> Int {
-        sampleCount < frameLength ? 0 : 1 + (sampleCount - frameLength) / frameShift
+        sampleCount < outputFrameLength ? 0 : 1 + (sampleCount - outputFrameLength) / outputFrameShift
     }
 
     /// How far back the features depend on the audio beyond their own frame: nothing for

@@ -40,6 +40,16 @@ public struct FrontendConfig: Sendable, Hashable, Codable {
     public var cepstralCoefficients: Int
     /// Optional streaming normalisation of the features (see `FeatureNormalisation`).
     public var normalisation: FeatureNormalisation
+    /// A pretrained network on top of the log-mel features (`SpeechEmbedding`): the features are
+    /// then its embeddings, one every `outputFrameShift` samples. The settings above must be
+    /// `SpeechEmbedding.melFrontend`'s. Model files store its weights beside the layers'
+    /// (docs/model-format.md), not in this JSON.
+    public var embedding: SpeechEmbedding? = nil
+
+    private enum CodingKeys: String, CodingKey {
+        case sampleRate, frameLength, frameShift, fftSize, removeDCOffset, preEmphasis, window, melBands,
+             lowFrequency, highFrequency, melScale, logFloor, cepstralCoefficients, normalisation
+    }
 
     public init(
         sampleRate: Int = 16_000, frameLength: Int = 400, frameShift: Int = 160, fftSize: Int = 512,
@@ -65,12 +75,33 @@ public struct FrontendConfig: Sendable, Hashable, Codable {
     }
 
     /// Values per feature frame.
-    public var featureCount: Int { cepstralCoefficients > 0 ? cepstralCoefficients : melBands }
+    public var featureCount: Int { embedding?.outputs ?? (cepstralCoefficients > 0 ? cepstralCoefficients : melBands) }
+
+    /// Samples between feature frames: `frameShift`, or an embedding's hop.
+    public var outputFrameShift: Int { embedding.map { $0.hopFrames * frameShift } ?? frameShift }
+
+    /// The samples a fresh stream needs before its first feature frame: `frameLength`, or for an
+    /// embedding the log-mel frames up to the end of the first whole group holding a full window.
+    public var outputFrameLength: Int {
+        guard let embedding else { return frameLength }
+        let groups = (embedding.windowFrames + embedding.hopFrames - 1) / embedding.hopFrames
+        return (groups * embedding.hopFrames - 1) * frameShift + frameLength
+    }
+
+    /// These settings without the embedding: what the spectral stage computes.
+    public var spectral: FrontendConfig {
+        var config = self
+        config.embedding = nil
+        return config
+    }
 }
 
 public enum WindowFunction: String, Sendable, Hashable, Codable, CaseIterable {
     /// 0.5 − 0.5·cos(2πn/(N−1))
     case hann
+    /// 0.5 − 0.5·cos(2πn/N): one period of a window N + 1 long (torch's and librosa's default;
+    /// the speech embedding's features use it)
+    case hannPeriodic
     /// 0.54 − 0.46·cos(2πn/(N−1))
     case hamming
     /// Kaldi's default: hann^0.85

@@ -21,6 +21,8 @@ public enum FrontendConfigError: Error, Equatable, Sendable, CustomStringConvert
     case timeConstantNotPositive(Float)
     /// A PCEN parameter (`timeConstant`, `gain`, `bias`, `root` or `floor`) outside its range.
     case perChannelEnergyParameterOutOfRange(parameter: String, value: Float, expected: String)
+    /// A speech embedding that is not runnable, or log-mel settings other than the ones it was trained on.
+    case speechEmbeddingInvalid(reason: String)
 
     /// The `FrontendConfig` property at fault.
     public var field: String {
@@ -37,6 +39,7 @@ public enum FrontendConfigError: Error, Equatable, Sendable, CustomStringConvert
         case .logFloorNotPositive: "logFloor"
         case .timeConstantNotPositive: "normalisation.runningMean.timeConstant"
         case .perChannelEnergyParameterOutOfRange(let parameter, _, _): "normalisation.perChannelEnergy.\(parameter)"
+        case .speechEmbeddingInvalid: "embedding"
         }
     }
 
@@ -74,6 +77,8 @@ public enum FrontendConfigError: Error, Equatable, Sendable, CustomStringConvert
             ("\(seconds) s", "a finite time constant > 0 s")
         case .perChannelEnergyParameterOutOfRange(_, let value, let expected):
             ("\(value)", expected)
+        case .speechEmbeddingInvalid(let reason):
+            (reason, "a valid speech embedding over SpeechEmbedding.melFrontend's log-mel features")
         }
         return "invalid frontend config: \(field) = \(value); expected \(expected)"
     }

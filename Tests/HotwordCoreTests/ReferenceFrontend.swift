@@ -53,6 +53,7 @@ struct ReferenceFrontend {
             let hann = 0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n - 1))
             switch config.window {
             case .hann: return hann
+            case .hannPeriodic: return 0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n))
             case .hamming: return 0.54 - 0.46 * cos(2 * Double.pi * Double(i) / Double(n - 1))
             case .povey: return pow(hann, 0.85)
             case .rectangular: return 1

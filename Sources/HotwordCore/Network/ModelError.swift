@@ -4,6 +4,7 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     case truncated(expectedBytes: Int, actualBytes: Int)
     case trailingBytes(expectedBytes: Int, actualBytes: Int)
     case notAModel
+    case notASpeechEmbedding
     case unsupportedVersion(found: UInt32, supported: UInt32)
     case checksumMismatch(stored: UInt32, computed: UInt32)
     case malformedHeader(String)
@@ -18,6 +19,8 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(actual - expected) unexpected bytes after the end of the model (\(expected) bytes expected)"
         case .notAModel:
             "not a hotword model (missing the 'HWKS' magic bytes)"
+        case .notASpeechEmbedding:
+            "not a hotword speech embedding (missing the 'HWSE' magic bytes)"
         case .unsupportedVersion(let found, let supported):
             "model format version \(found) is not supported (this hotword reads version \(supported)); update hotword or re-export the model"
         case .checksumMismatch(let stored, let computed):

@@ -16,10 +16,7 @@ public enum ModelFile {
     public static func encode(_ model: KeywordModel) throws(ModelError) -> [UInt8] {
         try model.validate()
         var weights: [Float] = []
-        func tensor(_ values: [Float]) -> TensorRef {
-            defer { weights += values }
-            return TensorRef(offset: weights.count, count: values.count)
-        }
+        func tensor(_ values: [Float]) -> TensorRef { TensorRef(appending: values, to: &weights) }
         let layers = model.layers.map { layer -> LayerHeader in
             switch layer {
             case .dense(let l):
@@ -35,8 +32,34 @@ public enum ModelFile {
                                       "inputBias": tensor(l.inputBias), "recurrentBias": tensor(l.recurrentBias)])
             }
         }
-        let header = ModelHeader(keywords: model.keywords, frontend: model.frontend, layers: layers,
+        let embedding = model.frontend.embedding.map { SpeechEmbeddingHeader($0, appendingTensorsTo: &weights) }
+        let header = ModelHeader(keywords: model.keywords, frontend: model.frontend, embedding: embedding, layers: layers,
                                  detection: model.detection, training: model.training, weightCount: weights.count)
+        return try TensorFile.encode(magic: magic, version: version, header: header, weights: weights)
+    }
+
+    public static func decode(_ bytes: [UInt8]) throws(ModelError) -> KeywordModel {
+        let (header, weights) = try TensorFile.decode(bytes, magic: magic, version: version, notThisKind: .notAModel,
+                                                      as: ModelHeader.self, weightCount: \.weightCount)
+        var layers: [Layer] = []
+        for (index, layerHeader) in header.layers.enumerated() {
+            layers.append(try layerHeader.layer(index: index, weights: weights))
+        }
+        var frontend = header.frontend
+        frontend.embedding = try header.embedding?.embedding(weights: weights)
+        let model = KeywordModel(keywords: header.keywords, frontend: frontend, layers: layers,
+                                 detection: header.detection, training: header.training)
+        try model.validate()
+        return model
+    }
+}
+
+/// The container both model files share (a keyword model, a speech embedding): magic, version,
+/// JSON header, float32 weights, CRC-32. Checks everything about the bytes but the header's meaning.
+enum TensorFile {
+    static let prefixLength = 12
+
+    static func encode(magic: [UInt8], version: UInt32, header: some Encodable, weights: [Float]) throws(ModelError) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         let json: [UInt8]
@@ -45,7 +68,6 @@ public enum ModelFile {
         } catch {
             throw .malformedHeader("cannot encode: \(error)")
         }
-
         var bytes = magic
         appendLittleEndian(version, to: &bytes)
         appendLittleEndian(UInt32(json.count), to: &bytes)
@@ -57,14 +79,16 @@ public enum ModelFile {
         return bytes
     }
 
-    public static func decode(_ bytes: [UInt8]) throws(ModelError) -> KeywordModel {
-        let prefixLength = 12
+    static func decode<Header: Decodable>(
+        _ bytes: [UInt8], magic: [UInt8], version supported: UInt32, notThisKind: ModelError,
+        as: Header.Type, weightCount: (Header) -> Int
+    ) throws(ModelError) -> (Header, [Float]) {
         guard bytes.count >= magic.count, Array(bytes[0..<magic.count]) == magic else {
-            throw bytes.count < magic.count ? .truncated(expectedBytes: prefixLength, actualBytes: bytes.count) : .notAModel
+            throw bytes.count < magic.count ? .truncated(expectedBytes: prefixLength, actualBytes: bytes.count) : notThisKind
         }
         guard bytes.count >= prefixLength else { throw .truncated(expectedBytes: prefixLength, actualBytes: bytes.count) }
         let version = readUInt32(bytes, at: 4)
-        guard version == Self.version else { throw .unsupportedVersion(found: version, supported: Self.version) }
+        guard version == supported else { throw .unsupportedVersion(found: version, supported: supported) }
         let headerLength = Int(readUInt32(bytes, at: 8))
         let weightsStart = prefixLength + headerLength + padding(afterHeaderOf: headerLength)
         guard bytes.count >= weightsStart + 4 else {
@@ -72,31 +96,23 @@ public enum ModelFile {
         }
         let checksumMatches = CRC32.checksum(bytes[0..<(bytes.count - 4)]) == readUInt32(bytes, at: bytes.count - 4)
 
-        let header: ModelHeader
+        let header: Header
         do {
-            header = try JSONDecoder().decode(ModelHeader.self, from: Data(bytes[prefixLength..<(prefixLength + headerLength)]))
+            header = try JSONDecoder().decode(Header.self, from: Data(bytes[prefixLength..<(prefixLength + headerLength)]))
         } catch {
             if !checksumMatches { throw checksumError(bytes) }
             throw .malformedHeader(describe(error))
         }
-        guard header.weightCount >= 0 else { throw .malformedHeader("weightCount \(header.weightCount) is negative") }
+        let count = weightCount(header)
+        guard count >= 0 else { throw .malformedHeader("weightCount \(count) is negative") }
         // Whatever the header claims, computing the length it implies must not overflow.
-        let (weightBytes, overflowed) = header.weightCount.multipliedReportingOverflow(by: 4)
+        let (weightBytes, overflowed) = count.multipliedReportingOverflow(by: 4)
         let (expectedLength, overflowedAgain) = (weightsStart + 4).addingReportingOverflow(weightBytes)
-        guard !overflowed, !overflowedAgain else { throw .malformedHeader("weightCount \(header.weightCount) is too large for any file") }
+        guard !overflowed, !overflowedAgain else { throw .malformedHeader("weightCount \(count) is too large for any file") }
         if bytes.count < expectedLength { throw .truncated(expectedBytes: expectedLength, actualBytes: bytes.count) }
         if bytes.count > expectedLength { throw .trailingBytes(expectedBytes: expectedLength, actualBytes: bytes.count) }
         guard checksumMatches else { throw checksumError(bytes) }
-
-        let weights = (0..<header.weightCount).map { Float(bitPattern: readUInt32(bytes, at: weightsStart + 4 * $0)) }
-        var layers: [Layer] = []
-        for (index, layerHeader) in header.layers.enumerated() {
-            layers.append(try layerHeader.layer(index: index, weights: weights))
-        }
-        let model = KeywordModel(keywords: header.keywords, frontend: header.frontend, layers: layers,
-                                 detection: header.detection, training: header.training)
-        try model.validate()
-        return model
+        return (header, (0..<count).map { Float(bitPattern: readUInt32(bytes, at: weightsStart + 4 * $0)) })
     }
 
     private static func checksumError(_ bytes: [UInt8]) -> ModelError {
@@ -134,15 +150,30 @@ public enum ModelFile {
 private struct ModelHeader: Codable {
     var keywords: [String]
     var frontend: FrontendConfig
+    /// The frontend's speech embedding, if it has one; absent in models without.
+    var embedding: SpeechEmbeddingHeader?
     var layers: [LayerHeader]
     var detection: DetectionDefaults
     var training: TrainingRecord
     var weightCount: Int
 }
 
-private struct TensorRef: Codable {
+struct TensorRef: Codable {
     var offset: Int
     var count: Int
+
+    /// Refers to `values`, appended to `weights`.
+    init(appending values: [Float], to weights: inout [Float]) {
+        offset = weights.count
+        count = values.count
+        weights += values
+    }
+
+    /// The values referred to, or why they lie outside `weights` (no sum can overflow, whatever the header says).
+    func values(in weights: [Float]) -> [Float]? {
+        guard offset >= 0, count >= 0, offset <= weights.count, count <= weights.count - offset else { return nil }
+        return Array(weights[offset..<(offset + count)])
+    }
 }
 
 private struct LayerHeader: Codable {
@@ -163,11 +194,10 @@ private struct LayerHeader: Codable {
         func fail(_ reason: String) -> ModelError { .invalidLayer(index: index, kind: type.rawValue, reason: reason) }
         func tensor(_ name: String) throws(ModelError) -> [Float] {
             guard let ref = tensors[name] else { throw fail("missing tensor '\(name)'") }
-            // Written so that no sum can overflow, whatever the header says.
-            guard ref.offset >= 0, ref.count >= 0, ref.offset <= weights.count, ref.count <= weights.count - ref.offset else {
+            guard let values = ref.values(in: weights) else {
                 throw fail("tensor '\(name)' (\(ref.count) weights from offset \(ref.offset)) lies outside the \(weights.count) stored weights")
             }
-            return Array(weights[ref.offset..<(ref.offset + ref.count)])
+            return values
         }
         func required<T>(_ value: T?, _ name: String) throws(ModelError) -> T {
             guard let value else { throw fail("missing '\(name)'") }

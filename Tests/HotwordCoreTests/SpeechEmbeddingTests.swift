@@ -1,0 +1,145 @@
+import Foundation
+import HotwordAudio
+@testable import HotwordCore
+import HotwordTestSupport
+import Testing
+
+/// The speech embedding in Models/ computes what openWakeWord's TensorFlow Lite files compute:
+/// Tests/HotwordCoreTests/Fixtures/speech-embedding-reference.json holds their log-mel frames and
+/// embeddings of a real recording (scripts/speech-embedding/reference.py).
+@Suite struct SpeechEmbeddingTests {
+    struct Reference: Decodable {
+        var clip: String
+        var mels: [[Float]]
+        var embeddings: [[Float]]
+    }
+
+    static let embedding: SpeechEmbedding = {
+        let url = TestPaths.projectRoot.appendingPathComponent("Models/speech_embedding.hwse")
+        return try! SpeechEmbeddingFile.decode(Array(try! Data(contentsOf: url)))
+    }()
+
+    static let reference: Reference = {
+        let url = TestPaths.projectRoot.appendingPathComponent("Tests/HotwordCoreTests/Fixtures/speech-embedding-reference.json")
+        return try! JSONDecoder().decode(Reference.self, from: Data(contentsOf: url))
+    }()
+
+    /// The clip as openWakeWord frames it: its window (400 of 512 samples) starts 56 samples into each frame.
+    static func referenceAudio() throws -> [Float] {
+        Array(try AudioFileReader.read(TestPaths.sharedData.appendingPathComponent(reference.clip)).samples.dropFirst(56))
+    }
+
+    static func maximumDifference(_ a: [[Float]], _ b: [[Float]]) -> Float {
+        zip(a, b).flatMap { zip($0, $1).map { abs($0 - $1) } }.max() ?? .infinity
+    }
+
+    @Test func theImportedNetworkHasTheShapeOfGooglesSpeechEmbedding() {
+        let network = Self.embedding
+        #expect((network.windowFrames, network.hopFrames, network.melBands, network.outputs) == (76, 8, 32, 96))
+        #expect(network.shapes.last! == (1, 1, 96))
+        #expect(network.multiplyAdds > 40_000_000 && network.multiplyAdds < 45_000_000, "\(network.multiplyAdds)")
+        #expect(network.provenance["license"] == "Apache-2.0")
+    }
+
+    @Test func logMelFramesMatchTheReference() throws {
+        let frames = try FeatureExtractor(config: SpeechEmbedding.melFrontend).frames(of: Self.referenceAudio())
+        let network = Self.embedding
+        let scale = 1 / Float(M_LN10), offset = 2 * log10(network.input.int16Scale) + network.input.offset
+        var mapped = (0..<Self.reference.mels.count).map { t in frames[frame: t].map { $0 * scale + offset } }
+        for group in stride(from: 0, to: mapped.count, by: network.hopFrames) {
+            let members = group..<min(group + network.hopFrames, mapped.count)
+            let floor = members.flatMap { mapped[$0] }.max()! - network.input.range
+            for t in members { mapped[t] = mapped[t].map { max($0, floor) } }
+        }
+        // The reference rounds to 4 decimals; float32 FFTs of different libraries differ a little more.
+        #expect(Self.maximumDifference(mapped, Self.reference.mels) < 2e-3)
+    }
+
+    @Test func embeddingsOfTheReferenceFramesMatchTensorFlowLite() {
+        let network = Self.embedding
+        let embedder = SpeechEmbedder(network: network)
+        let mels = Self.reference.mels
+        var ours: [[Float]] = []
+        for end in stride(from: 80, through: mels.count, by: network.hopFrames) {
+            let window = mels[(end - network.windowFrames)..<end].flatMap { $0 }
+            var output = [Float](repeating: 0, count: network.outputs)
+            output.withUnsafeMutableBufferPointer { out in embedder.embed(window, into: out.baseAddress!) }
+            ours.append(output)
+        }
+        #expect(ours.count == Self.reference.embeddings.count)
+        let largest = Self.reference.embeddings.flatMap { $0 }.map(abs).max()!
+        #expect(largest > 1, "the reference is not all zeros")
+        #expect(Self.maximumDifference(ours, Self.reference.embeddings) < 1e-3 * largest)
+    }
+
+    @Test func theFrontendStreamsEmbeddingsOfAudioAsOpenWakeWordDoes() throws {
+        var config = SpeechEmbedding.melFrontend
+        config.embedding = Self.embedding
+        let frames = try FeatureExtractor(config: config).frames(of: Self.referenceAudio())
+        #expect(frames.featureCount == 96)
+        let ours = (0..<Self.reference.embeddings.count).map { Array(frames[frame: $0]) }
+        let largest = Self.reference.embeddings.flatMap { $0 }.map(abs).max()!
+        #expect(Self.maximumDifference(ours, Self.reference.embeddings) < 1e-2 * largest)
+        // The first embedding ends where the config says a fresh stream's first frame ends.
+        #expect(config.frameCount(sampleCount: config.outputFrameLength) == 1)
+        #expect(config.frameCount(sampleCount: config.outputFrameLength - 1) == 0)
+        #expect(config.outputFrameShift == 1_280)
+    }
+
+    @Test func chunkingDoesNotChangeTheEmbeddings() throws {
+        var config = SpeechEmbedding.melFrontend
+        config.embedding = Self.embedding
+        let audio = Array(try Self.referenceAudio().prefix(40_000))
+        let whole = try FeatureExtractor(config: config).frames(of: audio)
+        let extractor = try FeatureExtractor(config: config)
+        var streamed: [Float] = []
+        var generator = SeededGenerator(seed: 7)
+        var start = 0
+        while start < audio.count {
+            let count = min(Int.random(in: 1...3_000, using: &generator), audio.count - start)
+            audio[start..<(start + count)].withUnsafeBufferPointer { chunk in
+                extractor.process(chunk) { streamed.append(contentsOf: $0) }
+            }
+            start += count
+        }
+        #expect(whole.frameCount == config.frameCount(sampleCount: audio.count))
+        #expect(streamed == whole.values)
+    }
+
+    @Test func aFileRoundTripsAndBadBytesAreNamed() throws {
+        let bytes = try SpeechEmbeddingFile.encode(Self.embedding)
+        #expect(try SpeechEmbeddingFile.decode(bytes) == Self.embedding)
+        #expect(throws: ModelError.notASpeechEmbedding) { try SpeechEmbeddingFile.decode(Array("HWKS".utf8) + bytes.dropFirst(4)) }
+        var flipped = bytes
+        flipped[bytes.count / 2] ^= 0x40
+        #expect {
+            try SpeechEmbeddingFile.decode(flipped)
+        } throws: { error in
+            if case .checksumMismatch = error as? ModelError { true } else { false }
+        }
+    }
+
+    @Test func aKeywordModelCarriesItsEmbeddingInItsOwnFile() throws {
+        var frontend = SpeechEmbedding.melFrontend
+        frontend.embedding = Self.embedding
+        let head = DenseLayer(inputs: 96, outputs: 1, activation: .sigmoid,
+                              weights: (0..<96).map { Float($0 % 7) / 100 - 0.03 }, bias: [0.1])
+        let model = KeywordModel(keywords: ["test"], frontend: frontend, layers: [.dense(head)])
+        let decoded = try ModelFile.decode(try ModelFile.encode(model))
+        #expect(decoded == model)
+        #expect(decoded.frontend.embedding == Self.embedding)
+    }
+
+    @Test func anEmbeddingOnOtherLogMelSettingsIsRefused() {
+        var frontend = FrontendConfig()
+        frontend.embedding = Self.embedding
+        #expect(throws: FrontendConfigError.speechEmbeddingInvalid(reason: "log-mel settings other than SpeechEmbedding.melFrontend's")) {
+            try frontend.validate()
+        }
+        var broken = Self.embedding
+        broken.layers.removeLast()
+        var config = SpeechEmbedding.melFrontend
+        config.embedding = broken
+        #expect(throws: FrontendConfigError.self) { try config.validate() }
+    }
+}
