@@ -39,6 +39,8 @@ let package = Package(
         systemLibrary("CPocketSphinx", pkgConfig: "pocketsphinx", apt: "libpocketsphinx-dev"),
         systemLibrary("CEspeakNG", pkgConfig: "espeak-ng", apt: "libespeak-ng-dev"),
         systemLibrary("CBLAS", pkgConfig: "openblas", apt: "libopenblas-dev"),
+        systemLibrary("CArchive", pkgConfig: "libarchive", apt: "libarchive-dev"),
+        systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
         // glibc's allocator settings (part of libc: no package).
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
 
@@ -60,9 +62,14 @@ let package = Package(
             "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "CCurl", "CPocketSphinx", "CEspeakNG", "CMalloc",
             atomics, logging,
         ]),
+        // Public training corpora: the catalogue, downloads resumed and verified, archives
+        // unpacked into the folders `train` reads. HTTP is the assistant's client.
+        .target(name: "HotwordData", dependencies: [
+            "HotwordModels", "HotwordAudio", "HotwordAssistant", "CArchive", "CCrypto", logging,
+        ]),
         // The command-line tool: thin commands over the modules above.
         .executableTarget(name: "hotword", dependencies: [
-            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTraining", "HotwordAssistant", "HotwordWyoming",
+            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTraining", "HotwordAssistant", "HotwordWyoming", "HotwordData",
             .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
         ]),
 
@@ -74,6 +81,7 @@ let package = Package(
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordAudio", "HotwordWyoming", "HotwordTestSupport",
                                                            atomics, logging]),
+        .testTarget(name: "HotwordDataTests", dependencies: ["HotwordData", "HotwordAssistant", "HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "HotwordWyomingTests", dependencies: ["HotwordWyoming", "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "hotwordCLITests", dependencies: ["hotword", "HotwordCore", "HotwordAudio", "HotwordModels", "HotwordTestSupport"]),
         // The soak test (scripts/soak.sh): hours of audio through `hotword run`. Not shipped.

@@ -34,6 +34,7 @@ struct Hotword: AsyncParsableCommand {
             EvalCommand.self,
             TuneCommand.self,
             EnsembleCommand.self,
+            DataCommand.self,
         ]
     )
 
