@@ -73,8 +73,9 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
         ]),
 
-        // Shared by the test targets: paths to ../shared, temporary folders, ALSA file-plugin devices.
-        .target(name: "HotwordTestSupport", dependencies: ["HotwordCore"], path: "Tests/HotwordTestSupport"),
+        // Shared by the test targets: paths to ../shared, temporary folders, ALSA file-plugin devices,
+        // HTTP servers, archives laid out as the public corpora are.
+        .target(name: "HotwordTestSupport", dependencies: ["HotwordCore", "HotwordAudio"], path: "Tests/HotwordTestSupport"),
         .testTarget(name: "HotwordCoreTests", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "HotwordAudioTests", dependencies: ["HotwordAudio", "HotwordTestSupport"]),

@@ -57,6 +57,10 @@ detections="$(hotword detect "$keyword_clip" --model computer)"
 [ -z "$(hotword detect "$other_clip" --model computer)" ] || fail "computer detected in $other_clip"
 pass "hotword detect found 'computer' with the installed model ($detections), nothing in a jarvis clip"
 
+listed="$(hotword data list --dir "$work/data")"
+[[ "$listed" == *"speech_commands "*"catalogue: /usr/share/hotword/corpora/catalogue.tsv"* ]] || fail "hotword data list: $listed"
+pass "hotword data list reads the installed catalogue"
+
 hotword config check /etc/hotword/hotword.toml >/dev/null || fail "hotword config check /etc/hotword/hotword.toml"
 [ "$(stat -c '%a %U %G' /etc/hotword/hotword.toml)" = "640 root hotword" ] \
   || fail "/etc/hotword/hotword.toml is $(stat -c '%a %U %G' /etc/hotword/hotword.toml), not 640 root hotword"

@@ -23,7 +23,7 @@ struct DataListCommand: ParsableCommand {
             case .absent: "not fetched"
             }
             let roles = entry.layout.roles.map(\.rawValue).joined(separator: ", ")
-            print("\(entry.name.padding(width))  \(entry.size.description.padding(sizeWidth))  \(entry.license)  (\(roles))  \(status)")
+            print("\(entry.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(entry.size.description.padding(toLength: sizeWidth, withPad: " ", startingAt: 0))  \(entry.license)  (\(roles))  \(status)")
             print("    \(entry.summary)")
         }
         print("")

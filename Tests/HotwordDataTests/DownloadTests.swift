@@ -16,7 +16,7 @@ import Testing
     init() throws {
         folder = try TestPaths.temporaryDirectory("fetch")
         store = CorpusStore(root: folder.appendingPathComponent("data"))
-        archive = try MiniCorpora.speechCommands(in: folder)
+        archive = try TestCorpora.speechCommands(in: folder)
     }
 
     deinit { try? FileManager.default.removeItem(at: folder) }
@@ -30,7 +30,7 @@ import Testing
     }
 
     private func entry(_ server: TestHTTPServer, checksum: Checksum? = nil, size: CorpusSize? = nil) throws -> CorpusEntry {
-        try MiniCorpora.entry("speech_commands", .speechCommands, content: archive,
+        try TestCorpora.entry("speech_commands", .speechCommands, content: archive,
                               url: server.baseURL.appendingPathComponent("data/sc.tar.gz"), checksum: checksum, size: size)
     }
 

@@ -20,6 +20,14 @@ enum HotwordBinary {
         return folder.appendingPathComponent("hotword")
     }
 
+    /// Our environment with a data folder of this test process's own (`XDG_DATA_HOME`), so no
+    /// corpus the user fetched (`hotword data fetch`) slips into what the commands under test use.
+    /// (Read anew each time: tests set variables such as ALSA's configuration path as they go.)
+    static var environment: [String: String] {
+        ProcessInfo.processInfo.environment.merging(
+            ["XDG_DATA_HOME": FileManager.default.temporaryDirectory.appendingPathComponent("hotword-test-data-\(getpid())").path]) { $1 }
+    }
+
     /// Runs `hotword arguments…` (or another `executable`) to completion (killed after
     /// `timeout`) and collects its output. Waits without blocking a thread of the shared test pool.
     /// `input`, when given, is its standard input (a pipe, then closed); otherwise it inherits ours.
@@ -28,6 +36,7 @@ enum HotwordBinary {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        process.environment = environment
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
@@ -90,7 +99,7 @@ final class RunningHotword: @unchecked Sendable {  // @unchecked: the line lists
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = HotwordBinary.url
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = HotwordBinary.environment.merging(environment) { $1 }
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors

@@ -1,12 +1,10 @@
 import Foundation
 import HotwordAudio
-@testable import HotwordData
-import HotwordTestSupport
 
 /// Small archives laid out as the real corpora are, made for each test.
-enum MiniCorpora {
+public enum TestCorpora {
     /// A short tone as a 16 kHz WAV (different files differ).
-    static func writeClip(_ url: URL, seconds: Double = 0.2, frequency: Double = 440) throws {
+    public static func writeClip(_ url: URL, seconds: Double = 0.2, frequency: Double = 440) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let count = Int(seconds * 16_000)
         let samples = (0..<count).map { Float(0.3 * sin(2 * Double.pi * frequency * Double($0) / 16_000)) }
@@ -14,16 +12,20 @@ enum MiniCorpora {
     }
 
     /// A Speech Commands archive: `yes/` with the first takes of `yesSpeakers` speakers and a
-    /// second take of one, `no/` with one, `_background_noise_/` with two noises, a text file
-    /// named like a clip, and a README. Returns the archive's bytes.
-    static func speechCommands(in folder: URL, yesSpeakers: Int = 3) throws -> Data {
+    /// second take of one, `no/` with one, `_background_noise_/` with two noises (white noise of
+    /// `noiseSeconds`, which does not compress, and a tone), a text file named like a clip, and
+    /// a README. Returns the archive's bytes.
+    public static func speechCommands(in folder: URL, yesSpeakers: Int = 3, noiseSeconds: Double = 1) throws -> Data {
         let tree = folder.appendingPathComponent("speech-commands-tree")
         for speaker in 0..<yesSpeakers {
             try writeClip(tree.appendingPathComponent("yes/\(String(format: "%08x", speaker))_nohash_0.wav"), frequency: 300 + Double(speaker))
         }
         try writeClip(tree.appendingPathComponent("yes/00000000_nohash_1.wav"))
         try writeClip(tree.appendingPathComponent("no/abcdef12_nohash_0.wav"))
-        try writeClip(tree.appendingPathComponent("_background_noise_/white_noise.wav"), seconds: 1)
+        var random = SeededGenerator(seed: 7)
+        try FileManager.default.createDirectory(at: tree.appendingPathComponent("_background_noise_"), withIntermediateDirectories: true)
+        try AudioFileWriter.writeWAV(random.floats(Int(noiseSeconds * 16_000), scale: 0.3),
+                                     to: tree.appendingPathComponent("_background_noise_/white_noise.wav"), sampleRate: 16_000)
         try writeClip(tree.appendingPathComponent("_background_noise_/running_tap.wav"), seconds: 1)
         try Data("not audio".utf8).write(to: tree.appendingPathComponent("no/deadbeef_nohash_0.wav"))
         try Data("Speech Commands".utf8).write(to: tree.appendingPathComponent("README.md"))
@@ -34,7 +36,7 @@ enum MiniCorpora {
 
     /// An OpenSLR 28 zip: two small rooms and a medium one with two responses each, a large
     /// room, a real (multichannel) response, and two point-source noises.
-    static func rirsNoises(in folder: URL) throws -> Data {
+    public static func rirsNoises(in folder: URL) throws -> Data {
         let tree = folder.appendingPathComponent("rirs-tree")
         let base = tree.appendingPathComponent("RIRS_NOISES")
         for (size, room) in [("smallroom", "Room001"), ("smallroom", "Room002"), ("mediumroom", "Room001"), ("largeroom", "Room001")] {
@@ -50,14 +52,4 @@ enum MiniCorpora {
         return try Data(contentsOf: archive)
     }
 
-    /// A catalogue line for `content` served at `url`.
-    static func entry(_ name: String, _ layout: CorpusLayout, content: Data, url: URL,
-                      checksum: Checksum? = nil, size: CorpusSize? = nil) throws -> CorpusEntry {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("mini-\(UUID().uuidString)")
-        try content.write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let sha256 = try FileDigest.of(file, algorithms: [.sha256])[.sha256]!
-        return CorpusEntry(name: name, layout: layout, size: size ?? .exact(Int64(content.count)),
-                           checksum: checksum ?? Checksum("sha256:\(sha256)")!, license: "CC0", url: url, summary: "a test corpus")
-    }
 }
