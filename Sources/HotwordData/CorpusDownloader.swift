@@ -159,6 +159,11 @@ private final class PartialFile: HTTPBodySink, @unchecked Sendable {  // @unchec
         self.events = events
         descriptor = open(url.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw .unwritable(path: url.path, reason: String(cString: strerror(errno))) }
+        // Two fetches appending to one file would garble it.
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            Foundation.close(descriptor)
+            throw .busy(path: url.path)
+        }
         offset = Int64(lseek(descriptor, 0, SEEK_END))
     }
 

@@ -20,6 +20,8 @@ public enum CorpusError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A file or folder could not be written (a full disk: "No space left on device").
     case unwritable(path: String, reason: String)
     case unreadable(path: String, reason: String)
+    /// Another fetch is writing this download.
+    case busy(path: String)
     case archive(path: String, reason: String)
     /// Nothing in the archive matched the layout the catalogue names.
     case nothingToKeep(corpus: String, layout: String, archive: String)
@@ -48,6 +50,8 @@ public enum CorpusError: Error, Sendable, Equatable, CustomStringConvertible {
             return "cannot write \(path): \(reason)"
         case .unreadable(let path, let reason):
             return "cannot read \(path): \(reason)"
+        case .busy(let path):
+            return "another hotword data fetch is downloading into \(path); wait for it to finish"
         case .archive(let path, let reason):
             return "\(path): not a readable archive: \(reason)"
         case .nothingToKeep(let corpus, let layout, let archive):

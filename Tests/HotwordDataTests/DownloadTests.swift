@@ -138,6 +138,20 @@ import Testing
         #expect(server.requests.count == 1)
     }
 
+    @Test func aSecondFetchOfTheSameCorpusWaitsItsTurn() async throws {
+        let server = try TestHTTPServer.serving(archive, at: "/data/sc.tar.gz")
+        defer { server.shutdown() }
+        try FileManager.default.createDirectory(at: store.downloads, withIntermediateDirectories: true)
+        // The first fetch's lock, held by another open file description (as another process would).
+        let first = open(partial.path, O_WRONLY | O_CREAT, 0o644)
+        defer { close(first) }
+        #expect(flock(first, LOCK_EX) == 0)
+        await #expect(throws: CorpusError.busy(path: partial.path)) {
+            _ = try await store.fetch(try entry(server), with: downloader) { _ in }
+        }
+        #expect(server.requests.isEmpty)
+    }
+
     @Test func aWrongSizeIsRefused() async throws {
         let server = try TestHTTPServer.serving(archive, at: "/data/sc.tar.gz")
         defer { server.shutdown() }
