@@ -34,10 +34,10 @@ struct EnrollCommand: ParsableCommand {
     @Option(parsing: .upToNextOption, help: ArgumentHelp("Use these recordings of the wake word instead of the microphone.", valueName: "WAV"))
     var files: [String] = []
 
-    @Option(name: .customLong("negatives"), help: ArgumentHelp("Folder of your own audio without the wake word, e.g. saved false alarms (repeatable; default: the fetched corpora's speech, see --data-dir).", valueName: "DIR"))
+    @Option(name: .customLong("negatives"), help: ArgumentHelp("Folder of your own audio without the wake word, e.g. saved false alarms (repeatable), or a fetched corpus's name; default: every fetched corpus's speech, see --data-dir.", valueName: "DIR"))
     var negatives: [String] = []
 
-    @Option(name: .customLong("noise"), help: ArgumentHelp("Folder of background noise to train with (repeatable; default: the fetched corpora's).", valueName: "DIR"))
+    @Option(name: .customLong("noise"), help: ArgumentHelp("Folder of background noise to train with (repeatable), or a fetched corpus's name; default: every fetched corpus's.", valueName: "DIR"))
     var noise: [String] = []
 
     @OptionGroup var fetched: FetchedCorporaOptions

@@ -12,7 +12,7 @@ struct EvaluationDataOptions: ParsableArguments {
     @Option(name: .customLong("positives"), help: ArgumentHelp("Folder of keyword clips (repeatable).", valueName: "DIR"))
     var positives: [String] = []
 
-    @Option(name: .customLong("negatives"), help: ArgumentHelp("Folder of speech without the keyword (repeatable; its --part is used; default, without --source and --noise-alone: the fetched corpora's, see --data-dir).", valueName: "DIR"))
+    @Option(name: .customLong("negatives"), help: ArgumentHelp("Folder of speech without the keyword (repeatable; its --part is used), or a fetched corpus's name; default, without --source and --noise-alone: every fetched corpus's, see --data-dir.", valueName: "DIR"))
     var negatives: [String] = []
 
     @Option(name: .customLong("source"), help: ArgumentHelp("A held-out corpus of speech without the keyword, one no training example came from (repeatable): used whole, every part, with false alarms per hour reported for it alone. A folder or a pattern (DIR/prefix*).", valueName: "DIR"))
@@ -21,7 +21,7 @@ struct EvaluationDataOptions: ParsableArguments {
     @Option(name: .customLong("noise-alone"), help: ArgumentHelp("Held-out noise or music without speech, heard alone after the speech at the speech level ± 10 dB (repeatable): does the model wake with nobody talking? Reported per folder or pattern.", valueName: "DIR"))
     var noiseAlone: [String] = []
 
-    @Option(name: .customLong("noise"), help: ArgumentHelp("Folder of background noise (repeatable; default: the fetched corpora's).", valueName: "DIR"))
+    @Option(name: .customLong("noise"), help: ArgumentHelp("Folder of background noise (repeatable), or a fetched corpus's name; default: every fetched corpus's.", valueName: "DIR"))
     var noise: [String] = []
 
     @OptionGroup var fetched: FetchedCorporaOptions

@@ -10,13 +10,25 @@ struct FetchedCorporaOptions: ParsableArguments {
 
     var store: CorpusStore { CorpusStore(root: directory.map { URL(fileURLWithPath: $0) } ?? CorpusStore.defaultRoot()) }
 
-    /// `given` if there is any, else the fetched corpora's folders for `roles`, named on
-    /// standard error so the user knows what was used.
+    /// `given`, where the name of a fetched corpus (that is no path here) stands for its folders
+    /// for `roles`; when nothing is given, every fetched corpus's. What stands for what is named
+    /// on standard error, so the user knows what was used.
     func folders(_ given: [String], for option: String, roles: [CorpusRole]) -> [String] {
-        guard given.isEmpty else { return given }
-        let fetched = store.fetchedFolders(for: roles).map(\.path)
-        if !fetched.isEmpty { printError("\(option) not given: using the fetched corpora \(fetched.joined(separator: ", "))") }
-        return fetched
+        guard !given.isEmpty else {
+            let fetched = store.fetchedFolders(for: roles).map(\.path)
+            if !fetched.isEmpty { printError("\(option) not given: using the fetched corpora \(fetched.joined(separator: ", "))") }
+            return fetched
+        }
+        return given.flatMap { value -> [String] in
+            guard !FileManager.default.fileExists(atPath: value), case .fetched = store.status(of: value) else { return [value] }
+            let folders = roles.map { store.folder(of: value, role: $0).path }.filter { FileManager.default.fileExists(atPath: $0) }
+            guard !folders.isEmpty else {
+                printError("\(option) \(value): the fetched corpus has no \(roles.map(\.rawValue).joined(separator: " or ")) folder")
+                return [value]
+            }
+            printError("\(option) \(value): the fetched corpus \(folders.joined(separator: ", "))")
+            return folders
+        }
     }
 
     /// Why there is no negative audio, and how to get some.

@@ -25,13 +25,13 @@ struct TrainCommand: ParsableCommand {
     @Option(name: .customLong("positives"), help: ArgumentHelp("Folder of keyword clips (repeatable).", valueName: "DIR"))
     var positives: [String]
 
-    @Option(name: .customLong("negatives"), help: ArgumentHelp("Folder of other speech and sounds (repeatable; default: the fetched corpora's, see --data-dir).", valueName: "DIR"))
+    @Option(name: .customLong("negatives"), help: ArgumentHelp("Folder of other speech and sounds (repeatable), or the name of a fetched corpus (`hotword data list`); default: every fetched corpus's, see --data-dir.", valueName: "DIR"))
     var negatives: [String] = []
 
-    @Option(name: .customLong("noise"), help: ArgumentHelp("Folder of background noise to mix in (repeatable; default: the fetched corpora's).", valueName: "DIR"))
+    @Option(name: .customLong("noise"), help: ArgumentHelp("Folder of background noise to mix in (repeatable), or a fetched corpus's name; default: every fetched corpus's.", valueName: "DIR"))
     var noise: [String] = []
 
-    @Option(name: .customLong("rirs"), help: ArgumentHelp("Folder of room impulse responses (repeatable; default: the fetched corpora's).", valueName: "DIR"))
+    @Option(name: .customLong("rirs"), help: ArgumentHelp("Folder of room impulse responses (repeatable), or a fetched corpus's name; default: every fetched corpus's.", valueName: "DIR"))
     var rirs: [String] = []
 
     @OptionGroup var fetched: FetchedCorporaOptions

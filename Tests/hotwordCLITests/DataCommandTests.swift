@@ -141,6 +141,17 @@ import Testing
         let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
         #expect((report["negative_hours"] as! Double) > 0)
 
+        // A fetched corpus by name, beside a folder of the user's.
+        let mine = folder.appendingPathComponent("mine")
+        try TestCorpora.writeClip(mine.appendingPathComponent("me_talking.wav"), seconds: 2)
+        let named = try await HotwordBinary.run(["eval", "--model", model, "--part", "all", "--json", "--data-dir", dataDirectory,
+                                                 "--negatives", mine.path, "--negatives", "speech_commands", "--noise", "speech_commands"])
+        #expect(named.status == 0, "\(named.stderr)")
+        #expect(named.stderr == "hotword: --negatives speech_commands: the fetched corpus \(dataDirectory)/speech_commands/words\n"
+                + "hotword: --noise speech_commands: the fetched corpus \(dataDirectory)/speech_commands/noise\n")
+        let both = try JSONSerialization.jsonObject(with: Data(named.stdout.utf8)) as! [String: Any]
+        #expect((both["negative_hours"] as! Double) > (report["negative_hours"] as! Double))
+
         let nothing = try await HotwordBinary.run(["eval", "--model", model, "--data-dir", folder.appendingPathComponent("none").path])
         #expect(nothing.status == 1 && nothing.stderr.contains("no negative audio"), "\(nothing.stderr)")
     }
