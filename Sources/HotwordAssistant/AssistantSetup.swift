@@ -48,7 +48,7 @@ struct ListenerSettings: @unchecked Sendable {  // @unchecked: `detector` is han
     private static func warmUpSamples(_ model: KeywordModel) -> Int {
         let frontend = model.frontend
         let frames = model.receptiveField + model.totalStride - 1
-        return ((frames - 1) * frontend.frameShift + frontend.frameLength) * Listener.sampleRate / frontend.sampleRate
+        return ((frames - 1) * frontend.outputFrameShift + frontend.outputFrameLength) * Listener.sampleRate / frontend.sampleRate
     }
 }
 

@@ -7,7 +7,7 @@ public enum ModelFileError: Error, Sendable, CustomStringConvertible {
     case unreadable(path: String, reason: String)
     case invalid(path: String, ModelError)
     case unwritable(path: String, reason: String)
-    case notFound(name: String, searched: [String])
+    case notFound(name: String, fileExtension: String, searched: [String])
 
     public var description: String {
         switch self {
@@ -15,8 +15,8 @@ public enum ModelFileError: Error, Sendable, CustomStringConvertible {
         case .unreadable(let path, let reason): "\(path): cannot read the model: \(reason)"
         case .invalid(let path, let error): "\(path): \(error)"
         case .unwritable(let path, let reason): "\(path): cannot write the model: \(reason)"
-        case .notFound(let name, let searched):
-            "no model named '\(name)' (looked for \(name).hwks in \(searched.joined(separator: ", "))); give a path or install the models"
+        case .notFound(let name, let fileExtension, let searched):
+            "no model named '\(name)' (looked for \(name).\(fileExtension) in \(searched.joined(separator: ", "))); give a path or install the models"
         }
     }
 }
@@ -26,13 +26,7 @@ public enum ModelStore {
     public static let fileExtension = "hwks"
 
     public static func load(_ path: String) throws(ModelFileError) -> KeywordModel {
-        guard FileManager.default.fileExists(atPath: path) else { throw .missing(path: path) }
-        let bytes: [UInt8]
-        do {
-            bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-        } catch {
-            throw .unreadable(path: path, reason: (error as NSError).localizedDescription)
-        }
+        let bytes = try read(path)
         do {
             return try ModelFile.decode(bytes)
         } catch {
@@ -82,14 +76,35 @@ public enum ModelStore {
 
     /// A path (anything with a '/' or ending in .hwks) is loaded as is; a bare name such as
     /// `hey_susi` is looked up in `searchPath()`.
-    public static func resolve(_ nameOrPath: String) throws(ModelFileError) -> String {
+    public static func resolve(_ nameOrPath: String, fileExtension: String = fileExtension) throws(ModelFileError) -> String {
         if nameOrPath.contains("/") || nameOrPath.hasSuffix(".\(fileExtension)") { return nameOrPath }
         let folders = searchPath()
         for folder in folders {
             let candidate = (folder as NSString).appendingPathComponent("\(nameOrPath).\(fileExtension)")
             if FileManager.default.fileExists(atPath: candidate) { return candidate }
         }
-        throw .notFound(name: nameOrPath, searched: folders)
+        throw .notFound(name: nameOrPath, fileExtension: fileExtension, searched: folders)
+    }
+
+    /// The speech embedding keyword models can be trained on (`hotword train --features
+    /// speech-embedding`), by name (`speech_embedding`, found like models) or path.
+    public static func loadEmbedding(named nameOrPath: String = "speech_embedding") throws(ModelFileError) -> SpeechEmbedding {
+        let path = try resolve(nameOrPath, fileExtension: "hwse")
+        let bytes = try read(path)
+        do {
+            return try SpeechEmbeddingFile.decode(bytes)
+        } catch {
+            throw .invalid(path: path, error)
+        }
+    }
+
+    private static func read(_ path: String) throws(ModelFileError) -> [UInt8] {
+        guard FileManager.default.fileExists(atPath: path) else { throw .missing(path: path) }
+        do {
+            return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw .unreadable(path: path, reason: (error as NSError).localizedDescription)
+        }
     }
 
     /// Loads a model by name or path.

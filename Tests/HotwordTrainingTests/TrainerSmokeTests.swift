@@ -84,10 +84,30 @@ enum Espeak {
         try Self.expectDetections(by: model, of: positives.appendingPathComponent("0.wav"))
     }
 
-    /// `model` hears the training phrase in `clip`, between two seconds of silence.
-    static func expectDetections(by model: KeywordModel, of clip: URL) throws {
+    /// `--features speech-embedding`: a head on the pretrained embedding (Models/), which the
+    /// model file carries, so the detector computes the same embeddings to score it.
+    @Test func aHeadTrainsOnTheSpeechEmbedding() throws {
+        var options = try Self.tinyTraining(in: folder)
+        options.frontend = SpeechEmbedding.melFrontend
+        let embeddingFile = TestPaths.projectRoot.appendingPathComponent("Models/speech_embedding.hwse")
+        options.frontend.embedding = try SpeechEmbeddingFile.decode(Array(Data(contentsOf: embeddingFile)))
+        options.positiveVariants = 3
+        options.negativeWindows = 24
+        options.epochs = 12
+        options.epochsPerPool = 12
+        let (model, epochs, _) = try Self.train(options)
+
+        #expect(model.frontend.embedding == options.frontend.embedding)
+        #expect(model.receptiveField == 16, "16 embeddings, 1.28 s")
+        #expect(epochs.last!.trainingLoss < epochs.first!.trainingLoss * 0.7, "losses \(epochs.map(\.trainingLoss))")
+        // A score needs 16 embeddings, 2 s of audio: the word is heard after more silence than that.
+        try Self.expectDetections(by: model, of: URL(fileURLWithPath: options.positiveFolders[0]).appendingPathComponent("0.wav"), silence: 3)
+    }
+
+    /// `model` hears the training phrase in `clip`, between `silence` seconds of silence.
+    static func expectDetections(by model: KeywordModel, of clip: URL, silence seconds: Int = 1) throws {
         let samples = try AudioFileReader.read(clip).samples
-        let silence = [Float](repeating: 0, count: 16_000)
+        let silence = [Float](repeating: 0, count: 16_000 * seconds)
         let detector = try Detector(models: [model], settings: ["hey susi": KeywordSettings(sensitivity: 1)])
         let found = detector.process(silence + samples + silence).detections
         #expect(!found.isEmpty, "the model should hear its own training phrase")

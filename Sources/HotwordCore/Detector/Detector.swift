@@ -125,7 +125,7 @@ private final class FrontendGroup {
     func process(_ samples: UnsafeBufferPointer<Float>, onScore: ((ScoreEvent) -> Void)?, onDetection: (Detection) -> Void) {
         extractor.process(samples) { frame in
             // Frame t covers samples [t·shift, t·shift + length): it is heard at its end.
-            let time = Double(framesEmitted * config.frameShift + config.frameLength) / Double(config.sampleRate)
+            let time = Double(framesEmitted * config.outputFrameShift + config.outputFrameLength) / Double(config.sampleRate)
             framesEmitted += 1
             for index in runners.indices {
                 runners[index].push(frame.baseAddress!, time: time, onScore: onScore, onDetection: onDetection)
@@ -153,7 +153,7 @@ private struct ModelRunner {
     init(model: KeywordModel, settings: [String: KeywordSettings]) throws(DetectorError) {
         self.model = model
         network = StreamingNetwork(model: model)
-        let outputsPerSecond = Double(model.frontend.sampleRate) / Double(model.frontend.frameShift * model.totalStride)
+        let outputsPerSecond = Double(model.frontend.sampleRate) / Double(model.frontend.outputFrameShift * model.totalStride)
         let warmup = (model.receptiveField + model.totalStride - 1) / model.totalStride
         triggers = try model.keywords.map { keyword throws(DetectorError) in
             let chosen = settings[keyword] ?? KeywordSettings()

@@ -81,7 +81,7 @@ extension KeywordModel {
                 throw .invalidModel("the convolutions keep \(state) past values, more than \(Self.maximumStreamingState)")
             }
         }
-        let outputRate = Double(frontend.sampleRate) / Double(frontend.frameShift * stride)
+        let outputRate = Double(frontend.sampleRate) / Double(frontend.outputFrameShift * stride)
         guard outputRate <= Double(Self.maximumOutputRate) else {
             throw .invalidModel("the network gives \(outputRate) outputs per second, more than \(Self.maximumOutputRate)")
         }

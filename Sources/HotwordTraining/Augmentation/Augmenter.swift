@@ -83,16 +83,16 @@ final class Augmenter {
     private let convolver = FFTConvolver()
 
     /// Samples in a window of `frames` feature frames.
-    var windowSamples: Int { (frames - 1) * frontend.frameShift + frontend.frameLength }
+    var windowSamples: Int { (frames - 1) * frontend.outputFrameShift + frontend.outputFrameLength }
     /// Samples played for a window: its context, then the window.
-    var playedSamples: Int { contextFrames * frontend.frameShift + windowSamples }
+    var playedSamples: Int { contextFrames * frontend.outputFrameShift + windowSamples }
 
     init(settings: AugmentationSettings, sources: AugmentationSources, frontend: FrontendConfig, frames: Int) throws {
         self.settings = settings
         self.sources = sources
         self.frontend = frontend
         self.frames = frames
-        contextFrames = Int((frontend.memorySeconds * Double(frontend.sampleRate) / Double(frontend.frameShift)).rounded())
+        contextFrames = Int((frontend.memorySeconds * Double(frontend.sampleRate) / Double(frontend.outputFrameShift)).rounded())
         extractor = try FeatureExtractor(config: frontend)
     }
 
@@ -236,7 +236,8 @@ final class Augmenter {
         let width = frontend.featureCount
         var values = Array(extractor.frames(of: audio).values.dropFirst(dropped * width))
         let count = values.count / width
-        if count > 0, Float.random(in: 0..<1, using: &rng) < settings.specAugmentProbability {
+        // SpecAugment masks bands and frames of a spectrogram; an embedding's values are neither.
+        if count > 0, frontend.embedding == nil, Float.random(in: 0..<1, using: &rng) < settings.specAugmentProbability {
             // Masks take the utterance's mean value, as silence would be out of place mid-word.
             let mean = values.reduce(0, +) / Float(values.count)
             let timeMask = Int.random(in: 0...settings.maximumTimeMask, using: &rng)

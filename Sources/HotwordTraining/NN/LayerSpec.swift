@@ -38,6 +38,25 @@ public enum LayerSpec: Sendable, Hashable {
         return layers
     }
 
+    /// A small head on a speech embedding (`SpeechEmbedding`, one 96-value frame every 80 ms):
+    /// a convolution over `window` embeddings (1.28 s for 16) — openWakeWord's flattened window
+    /// — then a hidden layer and a sigmoid.
+    public static func embeddingHead(channels: Int = 48, window: Int = 16, dropout: Float = 0) -> [LayerSpec] {
+        [
+            .convolution(outputs: channels, kernel: window, batchNorm: true, activation: .relu, dropout: dropout),
+            .dense(outputs: channels, batchNorm: true, activation: .relu, dropout: dropout),
+            .dense(outputs: 1, activation: .sigmoid),
+        ]
+    }
+
+    /// The network `hotword train` builds for a frontend: a head on a speech embedding, else the
+    /// dilated depthwise stack on spectral features.
+    public static func network(for frontend: FrontendConfig, channels: Int, dropout: Float) -> [LayerSpec] {
+        frontend.embedding == nil
+            ? dilatedDepthwiseStack(channels: channels, dropout: dropout)
+            : embeddingHead(channels: channels, dropout: dropout)
+    }
+
     var batchNorm: Bool {
         switch self {
         case .convolution(_, _, _, _, let batchNorm, _, _), .depthwiseConvolution(_, _, _, let batchNorm, _, _),

@@ -86,7 +86,7 @@ struct ExampleFactory {
                 if let window = augmenter.noiseWindow(from: data.noiseAlone, using: &rng) { out.append(window, label: 0) }
             case .stream(let segment):
                 // With the audio before the segment as context, so its first windows are warmed up too.
-                let start = segment * segmentLength, shift = options.frontend.frameShift
+                let start = segment * segmentLength, shift = options.frontend.outputFrameShift
                 let speed = augmenter.negativeAudioSpeed(using: &rng)
                 let contextStart = max(0, start - Int(Float(augmenter.contextFrames * shift) * speed))
                 let context = Int((Float(start - contextStart) / speed).rounded())

@@ -49,7 +49,8 @@ public final class Trainer {
         let width = options.frontend.featureCount
         let factory = ExampleFactory(options: options, data: data, frames: frames)
         let parameters = members[0].network.parameterCount
-        report(.status("network: \(parameters) parameters, window \(frames) frames (\(Double(frames) / 100) s)"
+        let windowSeconds = Double(frames * options.frontend.outputFrameShift) / Double(options.frontend.sampleRate)
+        report(.status("network: \(parameters) parameters, window \(frames) frames (\(windowSeconds) s)"
             + (members.count > 1 ? "; \(members.count) of them side by side, seeds \(options.seed)…\(members.last!.seed), on shared example pools" : "")))
 
         let validationPool = try factory.validationPool()
@@ -230,7 +231,7 @@ private final class Member {
         self.index = index
         seed = options.seed
         network = try Network(features: options.frontend.featureCount,
-                              layers: LayerSpec.dilatedDepthwiseStack(channels: options.channels, dropout: options.dropout),
+                              layers: LayerSpec.network(for: options.frontend, channels: options.channels, dropout: options.dropout),
                               seed: options.seed, threads: options.threads)
         optimizer = Adam(network: network, configuration: AdamConfiguration(learningRate: options.learningRate, gradientClipNorm: 5))
         let stride = network.totalStride
