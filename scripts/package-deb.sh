@@ -15,6 +15,7 @@ DIR/hotword_<version>_<arch>.deb (DIR: the project folder). Install it with
 
   /usr/bin/hotword                          the program (no Swift runtime needed)
   /usr/share/hotword/models/*.hwks          the shipped models (--model computer finds them)
+  /usr/share/hotword/models/*.hwse          the speech embedding (train --features speech-embedding)
   /usr/share/hotword/corpora/catalogue.tsv  the corpora `hotword data fetch` downloads
   /etc/hotword/hotword.toml                 the configuration (a conffile, 0640, group hotword)
   /usr/share/doc/hotword/                   README, the annotated example configuration, copyright
@@ -83,7 +84,7 @@ mkdir -p "$stage/DEBIAN"
 install -D -m 0755 "$bin/hotword" "$stage/usr/bin/hotword"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/bin/hotword"
 install -d "$stage/usr/share/hotword/models" "$stage/usr/share/hotword/corpora"
-install -m 0644 Models/*.hwks "$stage/usr/share/hotword/models/"
+install -m 0644 Models/*.hwks Models/*.hwse "$stage/usr/share/hotword/models/"
 install -m 0644 Corpora/catalogue.tsv "$stage/usr/share/hotword/corpora/"
 
 # The configuration: a conffile, so upgrades keep the administrator's changes. postinst gives

@@ -424,7 +424,7 @@ struct ServiceFileTests {
             }
         }
         let models = try FileManager.default.contentsOfDirectory(atPath: TestPaths.projectRoot.appendingPathComponent("Models").path)
-            .filter { $0.hasSuffix(".hwks") }
+            .filter { $0.hasSuffix(".hwks") || $0.hasSuffix(".hwse") }
         #expect(!models.isEmpty)
         #expect(Set(files) == Set([
             "usr/bin/hotword", "usr/share/hotword/hotword.example.toml", "usr/share/doc/hotword/README.md",
