@@ -2,13 +2,13 @@ import Foundation
 import HotwordData
 
 /// Shows a fetch on standard error: a progress bar redrawn in place on a terminal, a line per
-/// tenth otherwise (logs, pipes). Events come from the transfer's thread.
+/// tenth (or 100 MB) otherwise (logs, pipes). Events come from the transfer's thread.
 final class FetchProgress: @unchecked Sendable {  // @unchecked: mutable state is guarded by `lock`
     private let corpus: String
     private let terminal = isatty(STDERR_FILENO) == 1
     private let lock = NSLock()
     private var lastDraw = ContinuousClock.now - .seconds(1)
-    private var lastTenth = -1
+    private var lastStep = -1
     /// A bar or counter is on the current line.
     private var drawn = false
     private var started = (clock: ContinuousClock.now, bytes: Int64(0))
@@ -58,11 +58,12 @@ final class FetchProgress: @unchecked Sendable {  // @unchecked: mutable state i
                     + String(format: "%3.0f %% ", fraction * 100)
             } ?? ""
             draw("\(bar)\(amount), \(CorpusSize.human(Int64(rate)))/s")
-        } else if let fraction {
-            let tenth = Int(fraction * 10)
-            guard tenth > lastTenth else { return }
-            lastTenth = tenth
-            line("\(corpus): \(tenth * 10) %, \(amount)")
+        } else {
+            // A line per tenth, or per 100 MB when the size is not known.
+            let step = fraction.map { Int($0 * 10) } ?? Int(bytes / 100_000_000)
+            guard step > lastStep else { return }
+            lastStep = step
+            line(fraction == nil ? "\(corpus): \(amount)" : "\(corpus): \(step * 10) %, \(amount)")
         }
     }
 
