@@ -1,6 +1,8 @@
 // swift-tools-version:6.1
 // hotword — an offline wake-word daemon. Data flows one way:
 //   audio in (HotwordAudio) → features → model → detector (HotwordCore) → events → assistant (HotwordAssistant)
+//   → SUSI.AI (HotwordSUSI); the assistant (and `ask`) record into the history (HotwordHistory),
+//   which the command line reads.
 // HotwordCore does no I/O; C libraries enter only through the small C* system-library targets.
 import PackageDescription
 
@@ -22,12 +24,14 @@ let package = Package(
         // For the fuzz targets in Fuzz/, a separate package that depends on this one by path.
         .library(name: "HotwordAudio", targets: ["HotwordAudio"]),
         .library(name: "HotwordAssistant", targets: ["HotwordAssistant"]),
+        .library(name: "HotwordSUSI", targets: ["HotwordSUSI"]),
         .library(name: "HotwordWyoming", targets: ["HotwordWyoming"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         // C libraries (Debian packages in parentheses)
@@ -57,19 +61,27 @@ let package = Package(
         // The Wyoming protocol (Home Assistant, Rhasspy): event framing, per-connection wake-word
         // sessions (pure: events in, events out), and a thin POSIX socket server.
         .target(name: "HotwordWyoming", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", logging]),
-        // The voice assistant: listen loop, speech to text, SUSI client, text to speech, configuration.
+        // JSON text written by hand (events, reports, values shown in tables): one string escaper.
+        .target(name: "HotwordJSON"),
+        // The SUSI.AI client (chat, skills, account) and the HTTP layer it talks through (libcurl).
+        .target(name: "HotwordSUSI", dependencies: ["HotwordJSON", "CCurl", logging]),
+        // The conversation history and pending scheduled answers: SQLite (WAL) through GRDB.
+        // The assistant and `ask` write into it; the command line reads it.
+        .target(name: "HotwordHistory", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
+        // The voice assistant: listen loop, speech to text, text to speech, configuration.
         .target(name: "HotwordAssistant", dependencies: [
-            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "CCurl", "CPocketSphinx", "CEspeakNG", "CMalloc",
-            atomics, logging,
+            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "HotwordSUSI", "HotwordJSON", "HotwordHistory",
+            "CPocketSphinx", "CEspeakNG", "CMalloc", atomics, logging,
         ]),
-        // Public training corpora: the catalogue, downloads resumed and verified, archives
-        // unpacked into the folders `train` reads. HTTP is the assistant's client.
+        // Public training corpora: the catalogue, downloads resumed and verified (over HotwordSUSI's
+        // HTTP client), archives unpacked into the folders `train` reads.
         .target(name: "HotwordData", dependencies: [
-            "HotwordModels", "HotwordAudio", "HotwordAssistant", "CArchive", "CCrypto", logging,
+            "HotwordModels", "HotwordAudio", "HotwordSUSI", "CArchive", "CCrypto", logging,
         ]),
         // The command-line tool: thin commands over the modules above.
         .executableTarget(name: "hotword", dependencies: [
-            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTraining", "HotwordAssistant", "HotwordWyoming", "HotwordData",
+            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTraining", "HotwordAssistant", "HotwordWyoming",
+            "HotwordSUSI", "HotwordJSON", "HotwordHistory", "HotwordData",
             .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
         ]),
 
@@ -80,9 +92,14 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "HotwordAudioTests", dependencies: ["HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordTestSupport"]),
-        .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordAudio", "HotwordWyoming", "HotwordTestSupport",
-                                                           atomics, logging]),
-        .testTarget(name: "HotwordDataTests", dependencies: ["HotwordData", "HotwordAssistant", "HotwordAudio", "HotwordTestSupport"]),
+        .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordSUSI", "HotwordAudio", "HotwordWyoming",
+                                                           "HotwordTestSupport", atomics, logging]),
+        .testTarget(name: "HotwordSUSITests", dependencies: ["HotwordSUSI", "HotwordTestSupport", logging]),
+        .testTarget(name: "HotwordHistoryTests", dependencies: ["HotwordHistory", "HotwordTestSupport", "hotword-history-writer",
+                                                         .product(name: "GRDB", package: "GRDB.swift")]),
+        // Records exchanges until killed: the history tests kill it mid-write. Not shipped.
+        .executableTarget(name: "hotword-history-writer", dependencies: ["HotwordHistory"], path: "Tests/HistoryWriter"),
+        .testTarget(name: "HotwordDataTests", dependencies: ["HotwordData", "HotwordSUSI", "HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "HotwordWyomingTests", dependencies: ["HotwordWyoming", "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "hotwordCLITests", dependencies: ["hotword", "HotwordCore", "HotwordAudio", "HotwordModels", "HotwordTestSupport"]),
         // The soak test (scripts/soak.sh): hours of audio through `hotword run`. Not shipped.

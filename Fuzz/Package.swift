@@ -20,7 +20,7 @@ let package = Package(
         // hotword.toml text → AssistantConfiguration or ConfigErrors (ConfigurationLoader and its TOML parser).
         .executableTarget(name: "FuzzConfiguration", dependencies: ["FuzzSupport", .product(name: "HotwordAssistant", package: "hotword")]),
         // A /susi/chat.json body → SUSIReply or SUSIError, then the steps that present it (SUSIRenderer).
-        .executableTarget(name: "FuzzSUSIReply", dependencies: ["FuzzSupport", .product(name: "HotwordAssistant", package: "hotword")]),
+        .executableTarget(name: "FuzzSUSIReply", dependencies: ["FuzzSupport", .product(name: "HotwordSUSI", package: "hotword")]),
         // Bytes on a Wyoming connection → events (WyomingEventParser) → a wake-word session's replies.
         .executableTarget(name: "FuzzWyoming", dependencies: [
             "FuzzSupport", .product(name: "HotwordCore", package: "hotword"), .product(name: "HotwordWyoming", package: "hotword"),

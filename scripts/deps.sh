@@ -6,6 +6,7 @@ packages=(
   libfftw3-dev                       # FFT for the feature frontend
   libsndfile1-dev libsamplerate0-dev # reading/writing audio files, sample-rate conversion
   libcurl4-openssl-dev               # HTTP: SUSI server, HTTP speech-to-text, corpus downloads
+  libsqlite3-dev                     # the conversation history (SQLite, through GRDB)
   libssl-dev                         # SHA-256 and MD5 of downloaded corpora (libcrypto)
   libarchive-dev                     # unpacking downloaded corpora (tar.gz, zip)
   libpocketsphinx-dev pocketsphinx-en-us  # embedded offline speech-to-text

@@ -2,7 +2,9 @@ import Atomics
 import Foundation
 import HotwordAudio
 import HotwordCore
+import HotwordHistory
 import HotwordModels
+import HotwordSUSI
 import Logging
 
 /// The voice assistant: listens for the wake word, records the question, transcribes it, asks
@@ -127,6 +129,10 @@ public final class Assistant: Sendable {
             ("audio.playback_device", before.playbackDevice == after.playbackDevice),
             ("audio.playback_rate", before.playbackRate == after.playbackRate),
             ("audio.volume", before.volumePercent == after.volumePercent),
+            ("history.enabled", old.history.enabled == new.history.enabled),
+            ("history.file", old.history.file == new.history.file),
+            ("history.keep_days", old.history.limits.keepDays == new.history.limits.keepDays),
+            ("history.max_rows", old.history.limits.maxRows == new.history.limits.maxRows),
         ].filter { !$0.1 }.map(\.0)
     }
 
@@ -147,13 +153,20 @@ actor Conversation {
     private let onEvent: @Sendable (AssistantEvent) -> Void
     private let logger = Logger(label: "hotword.assistant")
 
+    /// The history database; nil when it is off or could not be opened (a history problem
+    /// is reported, and must not stop the assistant listening).
+    private var history: HistoryRecorder?
+
     private var state = AssistantState.listening
     /// The question being answered.
     private var session: (id: Int, task: Task<Void, Never>)?
     private var sessionsStarted = 0
-    /// Planned answers and the timer, which outlive the question that set them.
-    private var background: [Int: Task<Void, Never>] = [:]
-    private var backgroundStarted = 0
+    /// The last wake word, for the question after it.
+    private var lastWake: (keyword: String, score: Float)?
+    /// SUSI's last answer and when it ended, for a rating by voice.
+    private var lastAnswer: (answer: AnsweredQuestion, ended: ContinuousClock.Instant)?
+    /// Planned answers (by plan id) and the timer, which outlive the question that set them.
+    private var background: [String: Task<Void, Never>] = [:]
     private var timer: Task<Void, Never>?
 
     init(listener: Listener, output: AudioOutput?, parts: ConversationParts, configuration: AssistantConfiguration,
@@ -171,9 +184,30 @@ actor Conversation {
         self.configuration = configuration
     }
 
-    func begin() {
+    /// Opens the history, starts listening, and takes up the answers planned before a restart
+    /// (see `PlanTiming`).
+    func begin() async {
+        if configuration.history.enabled {
+            do {
+                let store = try HistoryStore(file: configuration.history.file, limits: configuration.history.limits)
+                history = HistoryRecorder(store: store) { error in Task { await self.historyFailed(error) } }
+            } catch {
+                historyFailed(error)
+            }
+        }
         logger.info("state: listening")
         onEvent(.state(.listening))
+        guard let history else { return }
+        let now = Date()
+        for plan in await history.plans() {
+            switch PlanTiming(of: plan, now: now, lateLimitMinutes: configuration.history.lateLimitMinutes) {
+            case .due(let delay): arm(plan, after: delay, late: false)
+            case .late: arm(plan, after: .zero, late: true)
+            case .dropped(let minutes):
+                logger.notice("dropped a planned answer due \(minutes) min ago, while hotword was not running: \"\(plan.text)\"")
+                await history.removePlan(id: plan.id)
+            }
+        }
     }
 
     func handle(_ event: ListenerEvent) {
@@ -188,6 +222,7 @@ actor Conversation {
             }
             // Whatever is playing (an answer, a reminder) gives way to the new question.
             output?.interrupt()
+            lastWake = (detection.keyword, detection.score)
             logger.info("wake word '\(detection.keyword)' (score \(detection.score)) at \(Self.seconds(position)) s")
             emit(.wake(keyword: detection.keyword, score: detection.score, time: Self.seconds(position)))
             runHook(detection)
@@ -227,13 +262,15 @@ actor Conversation {
         if !parts.bargeIn { listener.setWakeEnabled(false) }
         setState(.transcribing)
         let epoch = output?.currentEpoch ?? 0
-        let task = Task { await self.converse(utterance, session: id, epoch: epoch) }
+        let wake = lastWake
+        let task = Task { await self.converse(utterance, wake: wake, session: id, epoch: epoch) }
         session = (id, task)
     }
 
-    private func converse(_ utterance: Utterance, session id: Int, epoch: Int) async {
+    private func converse(_ utterance: Utterance, wake: (keyword: String, score: Float)?, session id: Int, epoch: Int) async {
         defer { endSession(id) }
-        let started = ContinuousClock.now
+        let asked = Date()
+        var clock = ContinuousClock.now
         let text: String
         do {
             text = try await parts.recognizer.transcribe(utterance.samples)
@@ -246,28 +283,96 @@ actor Conversation {
             return
         }
         guard isCurrent(id) else { return }
-        logger.info("transcribed \(String(format: "%.1f", utterance.duration)) s in \(ContinuousClock.now - started)")
+        var exchange = Exchange(time: asked, source: .voice, wakeWord: wake?.keyword, wakeScore: wake.map { Double($0.score) },
+                                question: text, answer: "", origin: .local,
+                                timings: Exchange.Timings(recording: Int(utterance.duration * 1000),
+                                                          transcribing: Self.milliseconds(since: &clock)))
+        logger.info("transcribed \(String(format: "%.1f", utterance.duration)) s in \(exchange.timings.transcribing ?? 0) ms")
         emit(.transcript(text))
         guard !text.isEmpty else {
             await reply("Sorry, I didn't catch that.", epoch: epoch)
             return
         }
-        setState(.asking, session: id)
-        let reply: SUSIReply
-        do {
-            reply = try await parts.susi.ask(text)
-        } catch .cancelled {
-            return
-        } catch {
+        let steps: [SUSIStep]
+        var answered: AnsweredQuestion?
+        var rated: (AnsweredQuestion, SUSIRating)?
+        switch parts.phrases.intent(of: text, sinceLastAnswer: lastAnswer.map { (ContinuousClock.now - $0.ended) / .seconds(1) }) {
+        case .help:
+            var randomness = SystemRandomNumberGenerator()
+            steps = await parts.local.help(using: &randomness)
+        case .rate(let rating):
+            guard let last = lastAnswer?.answer else { return }
+            lastAnswer = nil  // one rating per answer
+            let outcome = await parts.local.rate(last, rating)
+            steps = outcome.steps
+            if outcome.rated { rated = (last, rating) }
+        case .ask:
+            setState(.asking, session: id)
+            let reply: SUSIReply
+            do {
+                reply = try await parts.susi.ask(text)
+            } catch .cancelled {
+                return
+            } catch {
+                guard isCurrent(id) else { return }
+                emit(.error(stage: .ask, message: error.description))
+                exchange.origin = .error
+                exchange.error = error.description
+                exchange.answer = "SUSI: \(error.spokenMessage)"
+                exchange.timings.asking = Self.milliseconds(since: &clock)
+                await self.reply(error.spokenMessage, epoch: epoch)
+                await record(exchange)
+                return
+            }
             guard isCurrent(id) else { return }
-            emit(.error(stage: .ask, message: error.description))
-            await self.reply(error.spokenMessage, epoch: epoch)
-            return
+            exchange.origin = .susi
+            exchange.actions = reply.actionsJSON
+            exchange.skill = reply.skills.first
+            exchange.timings.asking = Self.milliseconds(since: &clock)
+            steps = parts.renderer.steps(for: reply)
+            answered = AnsweredQuestion(question: text, reply: reply.answerText, skill: reply.skills.first)
         }
         guard isCurrent(id) else { return }
         setState(.speaking, session: id)
         var currentEpoch = epoch
-        await perform(parts.renderer.steps(for: reply), epoch: &currentEpoch, session: id)
+        await perform(steps, epoch: &currentEpoch, session: id)
+        exchange.timings.speaking = Self.milliseconds(since: &clock)
+        exchange.answer = Self.printed(steps)
+        let recorded = await record(exchange)
+        if var answered {
+            answered.exchangeID = recorded?.id
+            lastAnswer = (answered, ContinuousClock.now)
+        }
+        if let (answer, rating) = rated, let exchangeID = answer.exchangeID {
+            await history?.rate(exchange: exchangeID, Exchange.Rating(rating))
+        }
+    }
+
+    private func historyFailed(_ error: HistoryError) {
+        emit(.error(stage: .history, message: error.description))
+    }
+
+    @discardableResult
+    private func record(_ exchange: Exchange) async -> Exchange? {
+        await history?.record(exchange)
+    }
+
+    /// What `steps` show, one line per printed step (planned ones included).
+    private static func printed(_ steps: [SUSIStep]) -> String {
+        steps.flatMap { step -> [String] in
+            switch step {
+            case .print(let text): [text]
+            case .planned(let delay, let planned): printed(planned).split(separator: "\n").map { "[in \(SUSIStep.format(delay))] \($0)" }
+            default: []
+            }
+        }.joined(separator: "\n")
+    }
+
+    /// Milliseconds from `clock` to now; `clock` moves to now.
+    private static func milliseconds(since clock: inout ContinuousClock.Instant) -> Int {
+        let now = ContinuousClock.now
+        defer { clock = now }
+        return Int((now - clock) / .milliseconds(1))
     }
 
     /// Shows and says a message of the assistant's own (an apology, an error).
@@ -286,7 +391,7 @@ actor Conversation {
             case .speak(let text, _):
                 if await say(text, epoch: epoch) == .interrupted { return }
             case .planned(let delay, let planned):
-                schedule(after: delay, planned)
+                await schedule(planned, after: delay)
             case .setVolume(let percent):
                 logger.info("volume set to \(percent) %")
                 output?.volume = Float(percent) / 100
@@ -294,11 +399,12 @@ actor Conversation {
                 output?.interrupt()
                 epoch = output?.currentEpoch ?? epoch
             case .setTimer(let date):
-                setTimer(for: date)
+                await setTimer(for: date)
             case .resetTimer:
                 logger.info("timer cleared")
                 timer?.cancel()
                 timer = nil
+                await history?.removeTimer()
             case .playback(let control):
                 logger.notice("SUSI asked to \(control.rawValue) media playback, which this assistant does not do")
             case .unknown(let note):
@@ -335,26 +441,42 @@ actor Conversation {
 
     // MARK: Later
 
-    private func schedule(after delay: Duration, _ steps: [SUSIStep]) {
-        backgroundStarted += 1
-        let id = backgroundStarted
+    /// A planned answer: kept in the history database until said, so a restart does not lose it.
+    private func schedule(_ steps: [SUSIStep], after delay: Duration) async {
+        let spoken = steps.compactMap { if case .speak(let text, let language) = $0 { (text, language) } else { nil } }.first
+        let shown = steps.compactMap { if case .print(let text) = $0 { text } else { nil } }.first
+        guard let text = spoken?.0 ?? shown.map({ $0.hasPrefix("SUSI: ") ? String($0.dropFirst(6)) : $0 }) else { return }
+        let plan = PlannedAnswer(kind: .answer, due: Date().addingTimeInterval(delay / .seconds(1)), text: text, language: spoken?.1)
         logger.info("answer planned in \(SUSIStep.format(delay))")
-        background[id] = Task {
-            defer { background[id] = nil }
-            do { try await Task.sleep(for: delay) } catch { return }
-            var epoch = output?.currentEpoch ?? 0
-            await perform(steps, epoch: &epoch, session: nil)
-        }
+        await history?.plan(plan)
+        arm(plan, after: delay, late: false)
     }
 
-    private func setTimer(for date: Date) {
-        timer?.cancel()
+    private func setTimer(for date: Date) async {
         logger.info("timer set for \(date)")
-        timer = Task {
-            do { try await Task.sleep(for: .milliseconds(Int(max(0, date.timeIntervalSinceNow) * 1000))) } catch { return }
-            if let cue = parts.cue { output?.enqueue(cue.samples, sampleRate: cue.sampleRate, kind: .sound) }
+        let plan = PlannedAnswer(kind: .timer, due: date, text: "Time is up.", language: "en")
+        await history?.plan(plan)
+        arm(plan, after: .milliseconds(Int(max(0, date.timeIntervalSinceNow) * 1000)), late: false)
+    }
+
+    /// Says `plan` after `delay` (the timer with the cue first); `late` says when it was due, for
+    /// one that fell due while hotword was not running. It is forgotten as it begins, so one cut
+    /// short by a stop is not said again at the next start.
+    private func arm(_ plan: PlannedAnswer, after delay: Duration, late: Bool) {
+        let task = Task {
+            do { try await Task.sleep(for: delay) } catch { return }
+            await history?.removePlan(id: plan.id)
+            if plan.kind == .timer, let cue = parts.cue { output?.enqueue(cue.samples, sampleRate: cue.sampleRate, kind: .sound) }
+            let text = late ? "This was due at \(plan.due.formatted(date: .omitted, time: .shortened)): \(plan.text)" : plan.text
             var epoch = output?.currentEpoch ?? 0
-            await perform([.print("SUSI: Time is up."), .speak("Time is up.", language: "en")], epoch: &epoch, session: nil)
+            await perform([.print("SUSI: \(text)"), .speak(text, language: plan.language)], epoch: &epoch, session: nil)
+            if plan.kind == .answer { background[plan.id] = nil }
+        }
+        if plan.kind == .timer {
+            timer?.cancel()
+            timer = task
+        } else {
+            background[plan.id] = task
         }
     }
 

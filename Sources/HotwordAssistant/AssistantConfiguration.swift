@@ -1,6 +1,8 @@
 import Foundation
 import HotwordAudio
 import HotwordCore
+import HotwordHistory
+import HotwordSUSI
 import HotwordWyoming
 
 /// Everything `hotword run` can be told, one section per table of `hotword.toml` (see
@@ -17,6 +19,11 @@ public struct AssistantConfiguration: Sendable, Equatable {
     public var susiLogin = SUSILogin()
     /// How many table rows or news titles are spoken (all are printed).
     public var spokenItems = 3
+    /// `[susi] sync_settings`: `run` pulls the account's settings at start and on reload.
+    public var syncSettings = false
+    /// What the assistant answers itself (`[susi] help_phrases`, the rating phrases).
+    public var phrases = VoicePhraseSettings()
+    public var history = HistorySettings()
     public var tts = TextToSpeechSettings()
     public var events = EventSettings()
     /// `hotword serve`: the Wyoming wake-word server.
@@ -204,6 +211,8 @@ public struct TextToSpeechSettings: Sendable, Equatable {
     }
 
     public var backend = Backend.espeak
+    /// Also speak the answers of `hotword ask` (typed questions), as its `--speak` does.
+    public var speakAlways = false
     public var espeak = EspeakConfiguration()
     /// Program and arguments; the text comes on standard input, the audio from `{wav}` or standard output.
     public var commandArguments: [String] = []
@@ -222,6 +231,32 @@ public struct TextToSpeechSettings: Sendable, Equatable {
         case .none: .none
         }
     }
+}
+
+/// The phrases in `[susi]` that the assistant answers itself, without asking SUSI. A transcript
+/// matches a phrase when both are the same words (case, punctuation and spacing aside).
+public struct VoicePhraseSettings: Sendable, Equatable {
+    /// Three example questions from different skills, from the cached skill list.
+    public var help = ["what can you do", "help"]
+    /// Rate the last answer up or down, when said within `feedbackWindowSeconds` of its end.
+    public var positive = ["thank you", "thanks", "that was right", "good answer"]
+    public var negative = ["that was wrong", "wrong answer", "bad answer"]
+    public var feedbackWindowSeconds = 15.0
+
+    public init() {}
+}
+
+/// `[history]`: the conversation history and the planned answers (`history.sqlite`).
+public struct HistorySettings: Sendable, Equatable {
+    /// False: nothing is kept (not even planned answers across a restart), and no file is made.
+    public var enabled = true
+    public var file = HistoryLocation.defaultFile()
+    public var limits = HistoryLimits()
+    /// A planned answer that fell due while hotword was not running is said late (saying so) if
+    /// at most this many minutes late; older ones are dropped.
+    public var lateLimitMinutes = 60
+
+    public init() {}
 }
 
 /// `[events]`: programs run when something happens.

@@ -1,4 +1,5 @@
 import Foundation
+import HotwordJSON
 
 /// What the assistant is doing. Listening goes on in every state except `recording` (a wake
 /// word while transcribing, asking or speaking starts over: barge-in).
@@ -17,7 +18,7 @@ public enum AssistantState: String, Sendable, CaseIterable {
 
 /// Which part of answering a question failed.
 public enum AssistantStage: String, Sendable {
-    case transcribe, ask, speak, hook, audio
+    case transcribe, ask, speak, hook, audio, history
 }
 
 /// Something that happened, for the user or another program (`hotword run --json` prints one

@@ -2,6 +2,7 @@ import Foundation
 import HotwordAudio
 import HotwordCore
 import HotwordModels
+import HotwordSUSI
 
 /// What the listener needs from the configuration, and what a reload may change in it: the
 /// wake-word models' detector with its sensitivities, how questions are recorded and where
@@ -53,12 +54,14 @@ struct ListenerSettings: @unchecked Sendable {  // @unchecked: `detector` is han
 }
 
 /// What the conversation works with, and what a reload may change in it: the speech engines,
-/// the SUSI client, the cue, the hook.
+/// the SUSI client, the phrases answered here, the cue, the hook.
 struct ConversationParts: Sendable {
     let recognizer: any SpeechRecognizer
     let synthesizer: (any SpeechSynthesizer)?
     let susi: SUSIClient
     let renderer: SUSIRenderer
+    let phrases: VoicePhrases
+    let local: LocalAnswers
     let cue: SynthesizedAudio?
     let hook: WakeHook?
     let bargeIn: Bool
@@ -86,6 +89,9 @@ struct ConversationParts: Sendable {
             susi = SUSIClient(configuration: configuration.susiClientConfiguration)
         }
         renderer = SUSIRenderer(verbose: true, spokenItems: configuration.spokenItems)
+        phrases = VoicePhrases(configuration.phrases)
+        local = LocalAnswers(susi: susi, catalog: SUSISkillCatalog(
+            client: susi, cacheFolder: SUSISkillCatalog.defaultCacheFolder(tokenFile: configuration.susiLogin.tokenFile)))
         hook = configuration.events.onWake.isEmpty ? nil : WakeHook(arguments: configuration.events.onWake)
         bargeIn = configuration.wake.bargeIn
         wakeWords = WakeWordText(keywords: keywords)

@@ -91,7 +91,7 @@ struct CommandRunner: Sendable {
             Task { await child.stop(grace: Self.terminationGrace) }
         }
         watchdog.cancel()
-        if await watchdog.value { throw .timedOut(program: program, seconds: timeout.inSeconds) }
+        if await watchdog.value { throw .timedOut(program: program, seconds: timeout / .seconds(1)) }
         if Task.isCancelled { throw .cancelled(program: program) }
         switch status {
         case .exited(0):

@@ -1,5 +1,6 @@
 import Foundation
 import HotwordCore
+import HotwordSUSI
 import HotwordWyoming
 
 /// Every table and key `hotword.toml` may hold, what each accepts, and where it goes in
@@ -37,7 +38,7 @@ enum ConfigSchema {
     }
 
     private static let sections: [String: Section] = [
-        "": Section(keys: [], subsections: ["audio", "wake", "detector", "cue", "recording", "stt", "susi", "tts", "events", "wyoming"]),
+        "": Section(keys: [], subsections: ["audio", "wake", "detector", "cue", "recording", "stt", "susi", "tts", "events", "wyoming", "history"]),
         "audio": Section(keys: [
             key("capture_device", .string()) { $0.audio.captureDevice = $1 },
             key("playback_device", .string()) { $0.audio.playbackDevice = $1 },
@@ -120,9 +121,15 @@ enum ConfigSchema {
                 $0.susi.retry = HTTPRetryPolicy(attempts: $1 + 1, baseDelay: $0.susi.retry.baseDelay)
             },
             key("spoken_items", .integer(1...50, "rows or titles")) { $0.spokenItems = $1 },
+            key("sync_settings", .boolean) { $0.syncSettings = $1 },
+            key("help_phrases", .list(allowEmpty: true)) { $0.phrases.help = $1 },
+            key("positive_phrases", .list(allowEmpty: true)) { $0.phrases.positive = $1 },
+            key("negative_phrases", .list(allowEmpty: true)) { $0.phrases.negative = $1 },
+            key("feedback_window_s", .number(1...300, "seconds")) { $0.phrases.feedbackWindowSeconds = $1 },
         ], subsections: []),
         "tts": Section(keys: [
             key("backend", .choice(TextToSpeechSettings.Backend.self)) { $0.tts.backend = $1 },
+            key("speak_always", .boolean) { $0.tts.speakAlways = $1 },
         ], subsections: ["espeak", "command", "wyoming"]),
         "tts.espeak": Section(keys: [
             key("voice", .string()) { $0.tts.espeak.voice = $1 },
@@ -144,6 +151,13 @@ enum ConfigSchema {
             key("max_connections", .integer(1...10_000, "connections")) { $0.wyoming.maximumConnections = $1 },
             key("zeroconf", .boolean) { $0.wyoming.zeroconf = $1 },
             key("zeroconf_name", .string()) { $0.wyoming.zeroconfName = $1 },
+        ], subsections: []),
+        "history": Section(keys: [
+            key("enabled", .boolean) { $0.history.enabled = $1 },
+            key("file", .path()) { $0.history.file = URL(fileURLWithPath: $1) },
+            key("keep_days", .integer(0...36_500, "days (0: no limit)")) { $0.history.limits.keepDays = $1 },
+            key("max_rows", .integer(0...10_000_000, "exchanges (0: no limit)")) { $0.history.limits.maxRows = $1 },
+            key("late_limit_min", .integer(0...10_080, "minutes")) { $0.history.lateLimitMinutes = $1 },
         ], subsections: []),
     ]
 

@@ -1,5 +1,6 @@
 import Foundation
 import HotwordAudio
+import HotwordSUSI
 
 /// Where and how to reach an OpenAI-compatible transcription server.
 public struct HTTPRecognizerConfiguration: Sendable, Equatable {

@@ -66,7 +66,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
         self.decoder = decoder.pointer
         initialCepstralMean = mean
         Self.logger.debug("pocketsphinx ready", metadata: [
-            "lm": "\(configuration.languageModel)", "seconds": "\((ContinuousClock.now - started).inSeconds)",
+            "lm": "\(configuration.languageModel)", "seconds": "\((ContinuousClock.now - started) / .seconds(1))",
         ])
     }
 

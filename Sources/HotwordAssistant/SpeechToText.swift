@@ -1,3 +1,4 @@
+import HotwordSUSI
 import HotwordWyoming
 
 /// Turns one utterance into text.

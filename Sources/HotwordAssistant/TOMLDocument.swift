@@ -1,3 +1,4 @@
+import HotwordJSON
 /// A parsed TOML 1.0 document (https://toml.io/en/v1.0.0): its tables and values, and the line
 /// every key was written on, so a message about a value can point at it.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import HotwordAssistant
+import HotwordSUSI
 import Logging
 
 /// What a fetch reports while it runs (from the transfer's thread).

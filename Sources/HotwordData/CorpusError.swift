@@ -1,5 +1,5 @@
 import Foundation
-import HotwordAssistant
+import HotwordSUSI
 
 /// Why a corpus could not be listed, fetched or unpacked. Every case names the file, URL or
 /// corpus concerned and what was expected.

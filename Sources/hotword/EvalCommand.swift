@@ -4,6 +4,7 @@ import HotwordAssistant
 import HotwordAudio
 import HotwordCore
 import HotwordData
+import HotwordJSON
 import HotwordModels
 import HotwordTraining
 

@@ -17,6 +17,9 @@ struct Hotword: AsyncParsableCommand {
             LogoutCommand.self,
             WhoamiCommand.self,
             PasswordCommand.self,
+            FeedbackCommand.self,
+            HistoryCommand.self,
+            SettingsCommand.self,
             ConfigCommand.self,
             // speech: check text-to-speech and speech-to-text setups
             SayCommand.self,

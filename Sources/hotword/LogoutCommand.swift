@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HotwordAssistant
+import HotwordSUSI
 
 /// `hotword logout`: forgets the SUSI token here and tells the server.
 struct LogoutCommand: AsyncParsableCommand {

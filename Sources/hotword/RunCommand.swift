@@ -19,6 +19,11 @@ struct RunCommand: AsyncParsableCommand {
             wake for you, try --sensitivity hey_susi=0.8, --model computer (the most reliable \
             word shipped), or a personal model made with `hotword enroll --keyword "hey susi"`.
 
+            "hey susi, what can you do" is answered here with example questions from SUSI's skill \
+            list; "hey susi, thank you" or "… that was wrong" right after an answer rates it \
+            ([susi] help_phrases, positive_phrases, negative_phrases). Every exchange is kept in \
+            the history (`hotword history`), and reminders and the timer survive a restart.
+
             Settings come from /etc/hotword/hotword.toml, then $XDG_CONFIG_HOME/hotword/hotword.toml \
             (~/.config/hotword/hotword.toml), or only from --config FILE; options given here win. \
             Every key is explained in hotword.example.toml. Ctrl-C (or SIGTERM) stops; SIGHUP \
@@ -77,7 +82,7 @@ struct RunCommand: AsyncParsableCommand {
         let logger = Logger(label: "hotword.run")
         let signals = RunSignals()
         let configuration: AssistantConfiguration
-        do { configuration = try settings() } catch { throw CommandFailure("\(error)", status: .configuration) }
+        do { configuration = try await settings(logger: logger) } catch { throw CommandFailure("\(error)", status: .configuration) }
         let notifier: ServiceNotifier?
         do {
             notifier = try ServiceNotifier.fromEnvironment()
@@ -119,7 +124,7 @@ struct RunCommand: AsyncParsableCommand {
         logger.info("SIGHUP: reloading the configuration and the models")
         notifier?.reloading(status: "reloading the configuration")
         do {
-            try await assistant.reload(try settings())
+            try await assistant.reload(try await settings(logger: logger))
             logger.info("configuration reloaded")
             notifier?.ready(status: "listening (configuration reloaded)")
         } catch {
@@ -128,9 +133,10 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    /// The configuration files, then the options given on the command line.
-    private func settings() throws -> AssistantConfiguration {
-        var configuration = try SettingsFiles.load(only: config)
+    /// The configuration files (with the account's settings from SUSI under them, pulled anew
+    /// with `[susi] sync_settings`), then the options given on the command line.
+    private func settings(logger: Logger) async throws -> AssistantConfiguration {
+        var configuration = try await SettingsFiles.loadSyncing(only: config, logger: logger)
         if let device { configuration.audio.captureDevice = device }
         if let playbackDevice { configuration.audio.playbackDevice = playbackDevice }
         if !detector.givenModels.isEmpty { configuration.wake.models = detector.givenModels }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HotwordAssistant
+import HotwordSUSI
 
 /// `--server`, `--config` and `--language` of the SUSI account and skill commands: the `[susi]`
 /// section of the configuration files (for the account and token file), overridden by the options.

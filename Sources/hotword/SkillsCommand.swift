@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HotwordAssistant
+import HotwordSUSI
 
 /// `hotword skills [GROUP | --all]`: what SUSI can do, from the server or the day-old cache.
 struct SkillsCommand: AsyncParsableCommand {

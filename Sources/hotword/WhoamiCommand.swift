@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HotwordAssistant
+import HotwordSUSI
 
 /// `hotword whoami`: whose SUSI token is kept, and whether the server still takes it.
 struct WhoamiCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import HotwordAssistant
+import HotwordJSON
 import Testing
 
 @Suite("Assistant parts")

@@ -58,6 +58,8 @@ struct AssistantTests {
             configuration.audio.playbackRate = 16_000
             configuration.susi.server = server.baseURL
             configuration.susi.retry = .never
+            configuration.history.file = folder.appendingPathComponent("history.sqlite")
+            configuration.susiLogin.tokenFile = folder.appendingPathComponent("susi-token.json")
             adjust(&configuration)
             let log = EventLog()
             do {

@@ -1,6 +1,7 @@
 import Foundation
 import HotwordAssistant
 import HotwordCore
+import HotwordSUSI
 import HotwordTestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import Foundation
 @testable import HotwordAssistant
 import HotwordAudio
 import HotwordModels
+import HotwordSUSI
 import HotwordTestSupport
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import HotwordAssistant
+import HotwordSUSI
 @testable import HotwordData
 import HotwordTestSupport
 import Testing

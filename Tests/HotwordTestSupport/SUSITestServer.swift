@@ -1,14 +1,19 @@
 import Foundation
 
 /// A SUSI.AI-compatible server for tests, on 127.0.0.1: `/susi/chat.json` answers with scripted
-/// replies in SUSI's real JSON shapes, `/aaa/login.json` logs in one account (and answers
-/// `checkLogin` and `logout`), `/cms/getGroups.json` and `/cms/getSkillList.json` list a small
-/// skill store, or answer `catalogFailure` when set. Every request is recorded. Call `shutdown()` when done (it also stops by itself; see `TestHTTPServer`).
+/// replies in SUSI's real JSON shapes (and `/susi/memory.json` gives back the last 5),
+/// `/aaa/login.json` logs in one account (and answers `checkLogin` and `logout`),
+/// `/cms/getGroups.json` and `/cms/getSkillList.json` list a small skill store, or answer
+/// `catalogFailure` when set; `/cms/rateSkill.json` and `/cms/feedbackLog.json` take ratings of
+/// its skills, `/aaa/listUserSettings.json` and `/aaa/changeUserSettings.json` keep the
+/// account's settings. Every request is recorded. Call `shutdown()` when done (it also stops by itself; see `TestHTTPServer`).
 public final class SUSITestServer: Sendable {
     /// What `/susi/chat.json` answers.
     public indirect enum Reply: Sendable {
         /// One `answer` action.
         case answer(String)
+        /// One `answer` action from the skill at `skill` (a path as in `answers[0].skills`).
+        case answerFrom(String, skill: String)
         /// The currency table from the API notes: an answer, then a `table` action over 3 rows.
         case table
         /// An answer, then an `rss` action over 4 news items.
@@ -62,8 +67,12 @@ public final class SUSITestServer: Sendable {
         self.script = script
         http = try TestHTTPServer(port: port, maxConnections: maxConnections, lifetime: lifetime) { request in
             switch request.path {
-            case "/susi/chat.json": SUSITestServer.respond(to: request, with: script.next())
+            case "/susi/chat.json": script.remember(SUSITestServer.respond(to: request, with: script.next()))
+            case "/susi/memory.json": SUSITestServer.memory(script.memory)
             case "/aaa/login.json": SUSITestServer.login(request, account: account)
+            case "/aaa/listUserSettings.json", "/aaa/changeUserSettings.json":
+                SUSITestServer.userSettings(request, account: account, script: script)
+            case "/cms/rateSkill.json", "/cms/feedbackLog.json": SUSITestServer.rating(request)
             case "/aaa/changepassword.json": SUSITestServer.changePassword(request, account: account)
             case "/cms/getGroups.json", "/cms/getSkillList.json":
                 script.catalogFailure.map { SUSITestServer.respond(to: request, with: $0) } ?? SUSITestServer.catalog(request)
@@ -88,6 +97,25 @@ public final class SUSITestServer: Sendable {
     public var requests: [TestHTTPRequest] { http.requests }
     public var chatRequests: [TestHTTPRequest] { requests.filter { $0.path == "/susi/chat.json" } }
     public var loginRequests: [TestHTTPRequest] { requests.filter { $0.path == "/aaa/login.json" } }
+    public func requests(to path: String) -> [TestHTTPRequest] { requests.filter { $0.path == path } }
+
+    /// The account's settings as `/aaa/listUserSettings.json` gives them (strings, as SUSI keeps them).
+    public var userSettings: [String: String] {
+        get { script.settings }
+        set { script.settings = newValue }
+    }
+
+    /// Keys `/aaa/changeUserSettings.json` ignores besides those it never knew, as an older
+    /// susi_server's shorter list would.
+    public var unknownSettings: Set<String> {
+        get { script.unknownSettings }
+        set { script.unknownSettings = newValue }
+    }
+
+    /// The path of a skill of the store, as SUSI names the skill that answered (`answers[0].skills[0]`).
+    public static func skillPath(group: String = "Knowledge", tag: String = "aboutsusi") -> String {
+        "/susi_skill_data/models/general/\(group)/en/\(tag).txt"
+    }
 
     public func shutdown() { http.shutdown() }
 
@@ -101,6 +129,8 @@ public final class SUSITestServer: Sendable {
         switch reply {
         case .answer(let expression):
             return chat(query, identity, [answer(data: "[]", count: 1, actions: [answerAction(expression)])])
+        case .answerFrom(let expression, let skill):
+            return chat(query, identity, [answer(data: "[]", count: 1, actions: [answerAction(expression)], skill: skill)])
         case .table:
             let data = """
                 [{"currency": "EUR/USD", "rate": "1.09302"}, {"currency": "USD/JPY", "rate": "113.326"},
@@ -182,24 +212,73 @@ public final class SUSITestServer: Sendable {
         return jsonResponse(body)
     }
 
-    private static func answer(data: String, count: Int, actions: [String]) -> String {
+    private static func answer(data: String, count: Int, actions: [String],
+                               skill: String = "/susi_server/conf/susi/en_0090_fail.json") -> String {
         """
         {"data": \(data), "metadata": {"count": \(count)},
          "actions": [\(actions.joined(separator: ", "))],
-         "skills": ["/susi_server/conf/susi/en_0090_fail.json"], "persona": {}}
+         "skills": [\(json(skill))], "persona": {}}
         """
+    }
+
+    /// As susi_server's `/susi/memory.json`: the last cognitions, newest first, each shaped as a chat reply.
+    private static func memory(_ cognitions: [String]) -> TestHTTPResponse {
+        jsonResponse(#"{"cognitions": [\#(cognitions.reversed().joined(separator: ", "))], "cognitions_remaining": 0, "#
+                     + #""session": {"identity": {"type": "host", "name": "127.0.0.1_4f3c2a1b", "anonymous": true}}}"#)
+    }
+
+    /// As RateSkillService and FeedbackLogService: anonymous, defaults general/Knowledge/en, a
+    /// skill the store does not have is 404 "Skill does not exist.", no `skill` a 500 (their
+    /// NPE), and for `rateSkill` a rating other than positive or negative a 500 too.
+    private static func rating(_ request: TestHTTPRequest) -> TestHTTPResponse {
+        guard let skill = request.query("skill") else { return htmlPage(status: 500, message: "java.lang.NullPointerException") }
+        let model = request.query("model") ?? "general", group = request.query("group") ?? "Knowledge"
+        let language = request.query("language") ?? "en"
+        guard model == "general", language == "en", skillStore.contains(where: { $0.group == group && $0.tag == skill }) else {
+            return htmlPage(status: 404, message: "Skill does not exist.")
+        }
+        if request.path == "/cms/feedbackLog.json" { return jsonResponse(#"{"accepted": true, "message": "Feedback log updated"}"#) }
+        guard ["positive", "negative"].contains(request.query("rating") ?? "") else {
+            return htmlPage(status: 500, message: "org.json.JSONException")
+        }
+        return jsonResponse(#"{"accepted": true, "message": "Skill ratings updated"}"#)
+    }
+
+    /// The keys ChangeUserSettings.java accepts; it ignores every other parameter.
+    public static let settingKeys: Set<String> = [
+        "server", "enterAsSend", "micInput", "speechOutput", "speechOutputAlways", "speechRate", "speechPitch", "ttsLanguage",
+        "userName", "prefLanguage", "timeZone", "countryCode", "countryDialCode", "phoneNo", "checked", "serverUrl", "theme",
+        "backgroundImage", "messageBackgroundImage", "customThemeValue", "avatarType",
+    ]
+
+    /// As ListUserSettings and ChangeUserSettings: USER calls (401 without the account's token, as
+    /// for an expired one, which the server takes for anonymous); a change without any known key
+    /// is 400.
+    private static func userSettings(_ request: TestHTTPRequest, account: Account?, script: Script) -> TestHTTPResponse {
+        guard let account, request.query("access_token") == account.token else {
+            return htmlPage(status: 401, message: "Base user role not sufficient. Your base user role is 'ANONYMOUS', your user role is 'anonymous'")
+        }
+        if request.path == "/aaa/listUserSettings.json" {
+            let members = script.settings.sorted { $0.key < $1.key }.map { "\(json($0.key)): \(json($0.value))" }
+            return jsonResponse(#"{"settings": {\#(members.joined(separator: ", "))}, "accepted": true, "message": "Success: Showing user settings"}"#)
+        }
+        let known = request.query.filter { settingKeys.contains($0.name) && !script.unknownSettings.contains($0.name) }
+        guard !known.isEmpty else { return htmlPage(status: 400, message: "Bad Service call, key or value parameters not provided") }
+        for field in known { script.settings[field.name] = field.value }
+        return jsonResponse(#"{"accepted": true, "message": "You successfully changed settings of your account!"}"#)
     }
 
     private static func answerAction(_ expression: String) -> String {
         #"{"type": "answer", "language": "en", "expression": \#(json(expression))}"#
     }
 
-    /// The skill store: two groups, three skills with the metadata fields susi_server sends
+    /// The skill store: two groups, four skills with the metadata fields susi_server sends
     /// (`skills` keyed by skill tag; one skill with `skill_name` and `examples` null).
     public static let skillStore: [(group: String, tag: String, name: String?, author: String, description: String, examples: [String]?)] = [
         ("Knowledge", "aboutsusi", "About SUSI", "FOSSASIA", "Tells you who SUSI is.", ["Who are you?", "What is SUSI?"]),
         ("Knowledge", "wikipedia", "Wikipedia", "Jane Doe", "Looks things up on Wikipedia.", ["What is a lighthouse?"]),
         ("Food and Drink", "recipes", nil, "Chef Bot", "Finds a recipe for a dish.", nil),
+        ("Food and Drink", "cocktails", "Cocktails", "Chef Bot", "Mixes drinks.", ["How do I make a mojito?"]),
     ]
 
     private static func catalog(_ request: TestHTTPRequest) -> TestHTTPResponse {
@@ -307,6 +386,30 @@ public final class SUSITestServer: Sendable {
         private var queue: [Reply] = []
         private let fallback: Reply
         private var failure: Reply?
+        private var cognitions: [String] = []
+        private var storedSettings: [String: String] = [:]
+        private var ignored: Set<String> = []
+
+        var unknownSettings: Set<String> {
+            get { lock.withLock { ignored } }
+            set { lock.withLock { ignored = newValue } }
+        }
+
+        /// The bodies of the last 5 chat replies, oldest first (the server's short-term memory).
+        var memory: [String] { lock.withLock { cognitions } }
+
+        var settings: [String: String] {
+            get { lock.withLock { storedSettings } }
+            set { lock.withLock { storedSettings = newValue } }
+        }
+
+        /// Keeps a chat reply's body for `/susi/memory.json` when it is one; returns the reply.
+        func remember(_ response: TestHTTPResponse) -> TestHTTPResponse {
+            if response.status == 200, (try? JSONSerialization.jsonObject(with: response.body)) is [String: Any] {
+                lock.withLock { cognitions = Array((cognitions + [String(decoding: response.body, as: UTF8.self)]).suffix(5)) }
+            }
+            return response
+        }
 
         var catalogFailure: Reply? {
             get { lock.withLock { failure } }

@@ -20,23 +20,26 @@ enum HotwordBinary {
         return folder.appendingPathComponent("hotword")
     }
 
-    /// Our environment with a data folder of this test process's own (`XDG_DATA_HOME`), so no
-    /// corpus the user fetched (`hotword data fetch`) slips into what the commands under test use.
+    /// Our environment with state and data folders of this test process's own (`XDG_STATE_HOME`,
+    /// `XDG_DATA_HOME`), so the history the commands under test record never lands in the user's,
+    /// and no corpus the user fetched (`hotword data fetch`) slips into what they use.
     /// (Read anew each time: tests set variables such as ALSA's configuration path as they go.)
     static var environment: [String: String] {
-        ProcessInfo.processInfo.environment.merging(
-            ["XDG_DATA_HOME": FileManager.default.temporaryDirectory.appendingPathComponent("hotword-test-data-\(getpid())").path]) { $1 }
+        let scratch = FileManager.default.temporaryDirectory
+        return ProcessInfo.processInfo.environment.merging(
+            ["XDG_STATE_HOME": scratch.appendingPathComponent("hotword-test-state-\(getpid())").path,
+             "XDG_DATA_HOME": scratch.appendingPathComponent("hotword-test-data-\(getpid())").path]) { $1 }
     }
 
     /// Runs `hotword arguments…` (or another `executable`) to completion (killed after
     /// `timeout`) and collects its output. Waits without blocking a thread of the shared test pool.
     /// `input`, when given, is its standard input (a pipe, then closed); otherwise it inherits ours.
     static func run(_ arguments: [String], executable: URL = url, input: String? = nil,
-                    timeout: Duration = .seconds(60)) async throws -> Result {
+                    environment extra: [String: String] = [:], timeout: Duration = .seconds(60)) async throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        process.environment = environment
+        process.environment = environment.merging(extra) { $1 }
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors

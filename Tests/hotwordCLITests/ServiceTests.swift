@@ -377,6 +377,31 @@ struct ServiceFileTests {
         #expect(!system.contains("Requires=network"), "no network needed to start")
     }
 
+    /// The units' `StateDirectory=hotword` is the one place the hardening lets the service write
+    /// (`ProtectSystem=strict`, `ProtectHome=yes`); systemd names it in `$STATE_DIRECTORY`, and
+    /// the history database goes there with no setting at all.
+    @Test func theHistoryGoesIntoTheStateDirectoryTheUnitsAllow() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try SUSITestServer(fallback: .answer("Hello."))
+        defer { server.shutdown() }
+        let state = folder.appendingPathComponent("var/lib/hotword")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        let config = folder.appendingPathComponent("hotword.toml")
+        try Data("[susi]\nserver = '\(server.baseURL.absoluteString)'\n".utf8).write(to: config)
+        // As systemd runs it: the state directory named, the home folder out of reach.
+        let service = ["STATE_DIRECTORY": state.path, "HOME": "/nonexistent", "XDG_STATE_HOME": ""]
+        let asked = try await HotwordBinary.run(["ask", "hello", "--config", config.path], environment: service)
+        #expect(asked.status == 0 && asked.stderr == "", "\(asked.stderr)")
+        #expect(FileManager.default.fileExists(atPath: state.appendingPathComponent("history.sqlite").path))
+        let shown = try await HotwordBinary.run(["history", "--config", config.path], environment: service)
+        #expect(shown.stdout.contains("You: hello\nSUSI: Hello."), "\(shown.stdout)\(shown.stderr)")
+        for unit in ["systemd/hotword.service", "systemd/user/hotword.service"] {
+            let text = try String(contentsOf: TestPaths.projectRoot.appendingPathComponent(unit), encoding: .utf8)
+            #expect(text.contains("\nStateDirectory=hotword\n") && !text.contains("ReadWritePaths"), "\(unit)")
+        }
+    }
+
     @Test func theWyomingUnitIsHardenedAsTheAssistantsAndReachesTheNetwork() throws {
         let root = TestPaths.projectRoot.appendingPathComponent("systemd")
         let assistant = try String(contentsOf: root.appendingPathComponent("hotword.service"), encoding: .utf8)

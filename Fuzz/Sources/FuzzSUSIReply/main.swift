@@ -1,6 +1,6 @@
 import Foundation
 import FuzzSupport
-import HotwordAssistant
+import HotwordSUSI
 
 /// One input: a SUSI server's reply body. A typed `SUSIError` is a pass; a reply is also
 /// rendered, since the renderer walks every action, table row and feed item the server sent.

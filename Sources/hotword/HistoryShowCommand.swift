@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import HotwordAssistant
+import HotwordHistory
+import HotwordSUSI
+
+/// `hotword history [show]`: exchanges from the history database, oldest first.
+struct HistoryShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Show the last exchanges (the default of `hotword history`).")
+
+    @Option(help: "Show the newest N exchanges.")
+    var last = 20
+
+    @Option(help: ArgumentHelp("Only exchanges whose question or answer contains TEXT (any case).", valueName: "TEXT"))
+    var search: String?
+
+    @Option(help: ArgumentHelp("Only exchanges since DATE: 2026-11-25 (local midnight) or 2026-11-25T14:30:00Z.", valueName: "DATE"))
+    var since: String?
+
+    @Flag(help: "Print JSON (one array of exchanges, every field) instead of text.")
+    var json = false
+
+    @Flag(name: .customLong("server"),
+          help: "Show what the SUSI server ([susi] server) remembers instead, as `hotword history server` does.")
+    var fromServer = false
+
+    @Option(help: ArgumentHelp("Read settings from this file only (instead of the system and user files).", valueName: "FILE"))
+    var config: String?
+
+    func validate() throws {
+        guard last > 0 else { throw ValidationError("--last must be at least 1, not \(last).") }
+        if let since, Self.date(since) == nil {
+            throw ValidationError("--since must be a date (2026-11-25) or a time (2026-11-25T14:30:00Z), not '\(since)'.")
+        }
+    }
+
+    func run() async throws {
+        let settings = try SettingsFiles.load(only: config)
+        if fromServer {
+            try await HistoryServerCommand.show(SUSIClient(configuration: settings.susi), tokenFile: settings.susiLogin.tokenFile, json: json)
+            return
+        }
+        guard let store = try HistoryAccess.open(settings.history, creating: false) else {
+            print(json ? "[]" : "No exchanges recorded yet (\(settings.history.file.path)).")
+            return
+        }
+        let exchanges: [Exchange]
+        do {
+            exchanges = try store.exchanges(HistoryQuery(last: last, search: search, since: since.flatMap(Self.date)))
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        if json, exchanges.isEmpty {
+            print("[]")
+        } else if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            encoder.dateEncodingStrategy = .iso8601
+            print(String(decoding: try encoder.encode(exchanges), as: UTF8.self))
+        } else {
+            print(exchanges.map(Self.text).joined(separator: "\n\n"))
+        }
+    }
+
+    static func text(_ exchange: Exchange) -> String {
+        var heading = "#\(exchange.id ?? 0) \(Self.localTime(exchange.time))"
+        heading += exchange.wakeWord.map { " — \($0)" + (exchange.wakeScore.map { String(format: " %.2f", $0) } ?? "") } ?? " — typed"
+        if let rating = exchange.rating { heading += " — rated \(rating.rawValue)" }
+        var lines = [heading, "You: \(exchange.question)"] + exchange.answer.split(separator: "\n").map(String.init)
+        if let error = exchange.error { lines.append("(\(error))") }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `2026-11-25 14:30:05`, local time.
+    static func localTime(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        return formatter.string(from: date)
+    }
+
+    /// `2026-11-25` (local midnight) or an ISO 8601 time.
+    static func date(_ text: String) -> Date? {
+        if let time = try? Date.ISO8601FormatStyle().parse(text) { return time }
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, text.count == 10 else { return nil }
+        return Calendar.current.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2]))
+    }
+}
