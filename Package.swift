@@ -44,6 +44,8 @@ let package = Package(
         systemLibrary("CPocketSphinx", pkgConfig: "pocketsphinx", apt: "libpocketsphinx-dev"),
         systemLibrary("CEspeakNG", pkgConfig: "espeak-ng", apt: "libespeak-ng-dev"),
         systemLibrary("CBLAS", pkgConfig: "openblas", apt: "libopenblas-dev"),
+        systemLibrary("CArchive", pkgConfig: "libarchive", apt: "libarchive-dev"),
+        systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
         // glibc's allocator settings (part of libc: no package).
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
 
@@ -79,13 +81,20 @@ let package = Package(
             "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "HotwordSUSI", "HotwordJSON", "HotwordTOML", "HotwordHistory",
             "HotwordChildProcess", "CPocketSphinx", "CEspeakNG", "CMalloc", atomics, logging,
         ]),
+        // Public training corpora: the catalogue, downloads resumed and verified (over HotwordSUSI's
+        // HTTP client), archives unpacked into the folders `train` reads.
+        .target(name: "HotwordData", dependencies: [
+            "HotwordModels", "HotwordAudio", "HotwordSUSI", "CArchive", "CCrypto", logging,
+        ]),
         // The command-line tool: thin commands over the modules above.
         .executableTarget(name: "hotword", dependencies: [
             "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTraining", "HotwordAssistant", "HotwordWyoming",
-            "HotwordSUSI", "HotwordJSON", "HotwordHistory", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
+            "HotwordSUSI", "HotwordJSON", "HotwordHistory", "HotwordData",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
         ]),
 
-        // Shared by the test targets: paths to ../shared, temporary folders, ALSA file-plugin devices.
+        // Shared by the test targets: paths to ../shared, temporary folders, ALSA file-plugin devices,
+        // HTTP servers, archives laid out as the public corpora are.
         .target(name: "HotwordTestSupport", dependencies: ["HotwordCore", "HotwordAudio"], path: "Tests/HotwordTestSupport"),
         .testTarget(name: "HotwordCoreTests", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"],
                     exclude: ["Fixtures"]),
@@ -98,6 +107,7 @@ let package = Package(
                                                          .product(name: "GRDB", package: "GRDB.swift")]),
         // Records exchanges until killed: the history tests kill it mid-write. Not shipped.
         .executableTarget(name: "hotword-history-writer", dependencies: ["HotwordHistory"], path: "Tests/HistoryWriter"),
+        .testTarget(name: "HotwordDataTests", dependencies: ["HotwordData", "HotwordSUSI", "HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "HotwordWyomingTests", dependencies: ["HotwordWyoming", "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"]),
         .testTarget(name: "hotwordCLITests", dependencies: ["hotword", "HotwordCore", "HotwordAudio", "HotwordModels", "HotwordTestSupport"]),
         // The soak test (scripts/soak.sh): hours of audio through `hotword run`. Not shipped.

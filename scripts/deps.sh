@@ -5,8 +5,10 @@ packages=(
   libasound2-dev alsa-utils          # ALSA capture and playback (alsa-utils: arecord/aplay for tests and users)
   libfftw3-dev                       # FFT for the feature frontend
   libsndfile1-dev libsamplerate0-dev # reading/writing audio files, sample-rate conversion
-  libcurl4-openssl-dev               # HTTP: SUSI server, HTTP speech-to-text
+  libcurl4-openssl-dev               # HTTP: SUSI server, HTTP speech-to-text, corpus downloads
   libsqlite3-dev                     # the conversation history (SQLite, through GRDB)
+  libssl-dev                         # SHA-256 and MD5 of downloaded corpora (libcrypto)
+  libarchive-dev                     # unpacking downloaded corpora (tar.gz, zip)
   libpocketsphinx-dev pocketsphinx-en-us  # embedded offline speech-to-text
   libespeak-ng-dev espeak-ng         # embedded text-to-speech and synthetic training voices
   flite                              # more synthetic training voices

@@ -12,6 +12,8 @@ Usage: scripts/install.sh [--prefix DIR] [--destdir DIR] [--binary FILE] [--serv
 Builds hotword in release mode and installs
   PREFIX/bin/hotword
   PREFIX/share/hotword/models/*.hwks         (found by name: --model computer)
+  PREFIX/share/hotword/models/*.hwse         (the speech embedding: train --features speech-embedding)
+  PREFIX/share/hotword/corpora/catalogue.tsv (the corpora `hotword data fetch` downloads)
   PREFIX/share/hotword/hotword.example.toml  (every setting, explained)
   PREFIX/share/doc/hotword/README.md
 
@@ -78,9 +80,11 @@ install_unit() {
   echo "installed $target"
 }
 
-install -d -m 0755 "$destdir$prefix/bin" "$destdir$prefix/share/hotword/models" "$destdir$prefix/share/doc/hotword"
+install -d -m 0755 "$destdir$prefix/bin" "$destdir$prefix/share/hotword/models" "$destdir$prefix/share/hotword/corpora" \
+  "$destdir$prefix/share/doc/hotword"
 install -m 0755 "$binary" "$destdir$prefix/bin/hotword"
-install -m 0644 "$root"/Models/*.hwks "$destdir$prefix/share/hotword/models/"
+install -m 0644 "$root"/Models/*.hwks "$root"/Models/*.hwse "$destdir$prefix/share/hotword/models/"
+install -m 0644 "$root/Corpora/catalogue.tsv" "$destdir$prefix/share/hotword/corpora/"
 install -m 0644 "$root/hotword.example.toml" "$destdir$prefix/share/hotword/hotword.example.toml"
 install -m 0644 "$root/README.md" "$destdir$prefix/share/doc/hotword/README.md"
 echo "installed $destdir$prefix/bin/hotword and the models in $destdir$prefix/share/hotword/models"

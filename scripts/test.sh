@@ -8,7 +8,13 @@ swift build --build-tests
 # Serially: several tests measure timeouts in wall-clock time, and tests that block on real
 # devices or threads would otherwise starve them of the 2 cores' cooperative thread pool.
 swift test --skip-build --no-parallel "$@"
-# The whole suite also gives each fuzz target a short run (docs/fuzzing.md); a filtered run does not.
+# The whole suite also installs, upgrades and purges the Debian package (as root, as CI runs) and
+# gives each fuzz target a short run (docs/fuzzing.md); a filtered run does neither.
 if (($# == 0)); then
+  if [ "$(id -u)" = 0 ]; then
+    scripts/test-package.sh
+  else
+    echo "scripts/test-package.sh skipped: it installs the package into the system and needs root"
+  fi
   scripts/fuzz.sh --seconds 20
 fi

@@ -71,24 +71,7 @@ public enum ModelStore {
     /// Folders searched for models given by name, in order: `$HOTWORD_MODELS`, the source
     /// tree's `Models/` next to a development build, then the installed locations.
     public static func searchPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
-        var folders: [String] = []
-        if let custom = environment["HOTWORD_MODELS"], !custom.isEmpty { folders.append(custom) }
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        // .build/<config>/hotword or .build/<triple>/<config>/hotword inside the source tree
-        var folder = executable.deletingLastPathComponent()
-        for _ in 0..<4 {
-            folder = folder.deletingLastPathComponent()
-            let candidate = folder.appendingPathComponent("Models").path
-            if FileManager.default.fileExists(atPath: candidate) {
-                folders.append(candidate)
-                break
-            }
-        }
-        folders.append(executable.deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("share/hotword/models").path)
-        folders += ["/usr/local/share/hotword/models", "/usr/share/hotword/models"]
-        var seen = Set<String>()
-        return folders.filter { seen.insert($0).inserted }
+        InstalledFiles.searchPath(sourceFolder: "Models", installedFolder: "models", override: environment["HOTWORD_MODELS"])
     }
 
     /// A path (anything with a '/' or ending in .hwks) is loaded as is; a bare name such as

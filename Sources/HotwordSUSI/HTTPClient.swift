@@ -21,9 +21,19 @@ public struct HTTPClient: Sendable {
 
     /// Sends `request` once. Any status is a response; only transport failures throw.
     public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        try await perform(request, bodySink: nil)
+    }
+
+    /// Sends `request` once and hands the body to `sink` as it arrives, instead of keeping it
+    /// (the response's body is empty): for downloads of any size.
+    public func send(_ request: HTTPRequest, bodyInto sink: any HTTPBodySink) async throws(HTTPError) -> HTTPResponse {
+        try await perform(request, bodySink: sink)
+    }
+
+    private func perform(_ request: HTTPRequest, bodySink: (any HTTPBodySink)?) async throws(HTTPError) -> HTTPResponse {
         let cancellation = HTTPCancellationFlag()
         let transfer = HTTPCurlTransfer(request: request, timeouts: request.timeouts ?? timeouts,
-                                        cancellation: cancellation)
+                                        cancellation: cancellation, bodySink: bodySink)
         let started = ContinuousClock.now
         let result: Result<HTTPResponse, HTTPError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -69,6 +79,16 @@ public struct HTTPClient: Sendable {
         let transfer: HTTPCurlTransfer
         init(_ transfer: HTTPCurlTransfer) { self.transfer = transfer }
     }
+}
+
+/// Takes a response body as it arrives (`HTTPClient.send(_:bodyInto:)`), on the transfer's own
+/// thread. Returning false from either method stops the transfer with `HTTPError.receiverStopped`.
+public protocol HTTPBodySink: AnyObject {
+    /// The status and headers of the final response, once, before the first byte of its body
+    /// (not called for a response without a body).
+    func begin(status: Int, headers: [HTTPField]) -> Bool
+    /// The next bytes of the body.
+    func write(_ bytes: UnsafeRawBufferPointer) -> Bool
 }
 
 /// When to repeat a request: after connection failures and 5xx answers, waiting `baseDelay`,

@@ -23,13 +23,20 @@ final class HTTPCurlTransfer {
     private let request: HTTPRequest
     private let timeouts: HTTPTimeouts
     private let cancellation: HTTPCancellationFlag
+    /// Where the body goes as it arrives; without one it is kept in `body`.
+    private let bodySink: (any HTTPBodySink)?
     private var body = Data()
     private var headers: [HTTPField] = []
+    /// The easy handle while `perform()` runs (the write callback asks it for the status).
+    private var handle: UnsafeMutableRawPointer?
+    private var sinkBegun = false
 
-    init(request: HTTPRequest, timeouts: HTTPTimeouts, cancellation: HTTPCancellationFlag) {
+    init(request: HTTPRequest, timeouts: HTTPTimeouts, cancellation: HTTPCancellationFlag,
+         bodySink: (any HTTPBodySink)? = nil) {
         self.request = request
         self.timeouts = timeouts
         self.cancellation = cancellation
+        self.bodySink = bodySink
     }
 
     func perform() -> Result<HTTPResponse, HTTPError> {
@@ -54,6 +61,8 @@ final class HTTPCurlTransfer {
             return .failure(.transferFailed(url: url, code: -1, detail: "curl_easy_init failed"))
         }
         defer { curl_easy_cleanup(handle) }
+        self.handle = handle
+        defer { self.handle = nil }
 
         let context = Unmanaged.passUnretained(self).toOpaque()
         hotword_curl_set_string(handle, CURLOPT_URL, request.fullURL)
@@ -65,6 +74,10 @@ final class HTTPCurlTransfer {
         hotword_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
         hotword_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, timeouts.connect.inMilliseconds)
         hotword_curl_set_long(handle, CURLOPT_TIMEOUT_MS, timeouts.total.inMilliseconds)
+        if let stall = timeouts.stall {
+            hotword_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
+            hotword_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(stall.components.seconds)))
+        }
         hotword_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
 
         hotword_curl_set_pointer(handle, CURLOPT_WRITEDATA, context)
@@ -72,10 +85,7 @@ final class HTTPCurlTransfer {
             guard let data, let context else { return 0 }
             let transfer = Unmanaged<HTTPCurlTransfer>.fromOpaque(context).takeUnretainedValue()
             let byteCount = size * count
-            data.withMemoryRebound(to: UInt8.self, capacity: byteCount) {
-                transfer.body.append($0, count: byteCount)
-            }
-            return byteCount
+            return transfer.receivedBody(UnsafeRawBufferPointer(start: data, count: byteCount)) ? byteCount : 0
         }
         hotword_curl_set_pointer(handle, CURLOPT_HEADERDATA, context)
         hotword_curl_set_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
@@ -147,6 +157,21 @@ final class HTTPCurlTransfer {
         return .success(HTTPResponse(url: url, status: status, headers: headers, body: body))
     }
 
+    /// Keeps the body, or hands it to the sink (its head first); false stops the transfer.
+    private func receivedBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let bodySink else {
+            body.append(contentsOf: bytes)
+            return true
+        }
+        if !sinkBegun {
+            sinkBegun = true
+            var status = 0
+            if let handle { hotword_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status) }
+            guard bodySink.begin(status: status, headers: headers) else { return false }
+        }
+        return bodySink.write(bytes)
+    }
+
     private func receivedHeaderLine(_ line: String) {
         if line.hasPrefix("HTTP/") {
             headers.removeAll()  // a new response starts (after a redirect or "100 Continue")
@@ -165,11 +190,17 @@ final class HTTPCurlTransfer {
         case CURLE_COULDNT_CONNECT:
             return .couldNotConnect(url: url, detail: detail)
         case CURLE_OPERATION_TIMEDOUT:
-            var connectMicroseconds: curl_off_t = 0
+            var connectMicroseconds: curl_off_t = 0, totalMicroseconds: curl_off_t = 0
             hotword_curl_get_off_t(handle, CURLINFO_CONNECT_TIME_T, &connectMicroseconds)
-            return connectMicroseconds == 0
-                ? .connectTimedOut(url: url, seconds: min(timeouts.connect, timeouts.total) / .seconds(1))
-                : .timedOut(url: url, seconds: timeouts.total / .seconds(1))
+            hotword_curl_get_off_t(handle, CURLINFO_TOTAL_TIME_T, &totalMicroseconds)
+            if connectMicroseconds == 0 {
+                return .connectTimedOut(url: url, seconds: min(timeouts.connect, timeouts.total) / .seconds(1))
+            }
+            // Ended by the low-speed limit, well before the total: stalled.
+            if let stall = timeouts.stall, Double(totalMicroseconds) / 1e6 < timeouts.total / .seconds(1) - 1 {
+                return .stalled(url: url, seconds: Double(max(1, stall.components.seconds)))
+            }
+            return .timedOut(url: url, seconds: timeouts.total / .seconds(1))
         case CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE:
             return .connectionLost(url: url, detail: detail)
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,
@@ -177,6 +208,8 @@ final class HTTPCurlTransfer {
             return .tls(url: url, detail: detail)
         case CURLE_ABORTED_BY_CALLBACK:
             return .cancelled(url: url)
+        case CURLE_WRITE_ERROR where bodySink != nil:
+            return .receiverStopped(url: url)
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
             return .invalidURL(url: url, reason: detail)
         default:

@@ -19,6 +19,10 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The server answered with a non-2xx status (see `HTTPResponse.requireSuccess()`);
     /// `body` is a one-line summary of its body.
     case status(url: String, status: Int, body: String)
+    /// Less than a byte a second arrived for `seconds` (`HTTPTimeouts.stall`).
+    case stalled(url: String, seconds: Double)
+    /// The body's receiver (`HTTPBodySink`) stopped the transfer; it knows why.
+    case receiverStopped(url: String)
     /// The task waiting for the response was cancelled.
     case cancelled(url: String)
     /// Any other libcurl failure.
@@ -28,7 +32,7 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .invalidURL(let url, _), .couldNotResolve(let url, _), .couldNotConnect(let url, _),
              .connectTimedOut(let url, _), .timedOut(let url, _), .connectionLost(let url, _),
-             .tls(let url, _), .status(let url, _, _), .cancelled(let url),
+             .tls(let url, _), .status(let url, _, _), .stalled(let url, _), .receiverStopped(let url), .cancelled(let url),
              .transferFailed(let url, _, _):
             return url
         }
@@ -61,6 +65,10 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
             return "secure connection to \(url) failed (\(detail))"
         case .status(let url, let status, let body):
             return body.isEmpty ? "\(url) answered HTTP \(status)" : "\(url) answered HTTP \(status): \(body)"
+        case .stalled(let url, let seconds):
+            return "\(url) sent nothing for \(HTTPError.format(seconds)) s"
+        case .receiverStopped(let url):
+            return "the transfer from \(url) was stopped by its receiver"
         case .cancelled(let url):
             return "request to \(url) cancelled"
         case .transferFailed(let url, let code, let detail):

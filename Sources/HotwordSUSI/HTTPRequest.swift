@@ -68,17 +68,24 @@ public struct HTTPFilePart: Sendable, Equatable {
     }
 }
 
-/// How long a request may take. libcurl enforces both; the total includes connecting.
+/// How long a request may take. libcurl enforces them; the total includes connecting.
 public struct HTTPTimeouts: Sendable, Equatable {
     public var connect: Duration
     public var total: Duration
+    /// Gives up when less than a byte a second arrives for this long (whole seconds, at least 1);
+    /// nil: only `total` ends a slow transfer.
+    public var stall: Duration?
 
-    public init(connect: Duration, total: Duration) {
+    public init(connect: Duration, total: Duration, stall: Duration? = nil) {
         self.connect = connect
         self.total = total
+        self.stall = stall
     }
 
     public static let standard = HTTPTimeouts(connect: .seconds(5), total: .seconds(15))
+    /// For downloads of any size: a total no slow line reaches (a week), but a minute without
+    /// data ends the transfer.
+    public static let download = HTTPTimeouts(connect: .seconds(15), total: .seconds(7 * 24 * 3600), stall: .seconds(60))
 }
 
 extension Duration {

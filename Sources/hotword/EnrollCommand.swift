@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HotwordCore
+import HotwordData
 import HotwordModels
 import HotwordTraining
 import Logging
@@ -34,11 +35,13 @@ struct EnrollCommand: ParsableCommand {
     @Option(parsing: .upToNextOption, help: ArgumentHelp("Use these recordings of the wake word instead of the microphone.", valueName: "WAV"))
     var files: [String] = []
 
-    @Option(name: .customLong("negatives"), help: ArgumentHelp("Folder of your own audio without the wake word, e.g. saved false alarms (repeatable).", valueName: "DIR"))
+    @Option(name: .customLong("negatives"), help: ArgumentHelp("Folder of your own audio without the wake word, e.g. saved false alarms (repeatable), or a fetched corpus's name; default: every fetched corpus's speech, see --data-dir.", valueName: "DIR"))
     var negatives: [String] = []
 
-    @Option(name: .customLong("noise"), help: ArgumentHelp("Folder of background noise to train with (repeatable).", valueName: "DIR"))
+    @Option(name: .customLong("noise"), help: ArgumentHelp("Folder of background noise to train with (repeatable), or a fetched corpus's name; default: every fetched corpus's.", valueName: "DIR"))
     var noise: [String] = []
+
+    @OptionGroup var fetched: FetchedCorporaOptions
 
     @Option(help: ArgumentHelp("Where takes and synthetic clips are kept. (default: ~/.local/share/hotword/enroll/<keyword>)", valueName: "DIR"))
     var dir: String?
@@ -136,8 +139,8 @@ struct EnrollCommand: ParsableCommand {
     private func train(_ folder: EnrollmentFolder) throws {
         let slug = EnrollmentFolder.slug(keyword)
         var options = EnrollmentOptions(keyword: keyword, folder: folder, output: output ?? "\(slug).\(ModelStore.fileExtension)", quick: quick)
-        options.negativeFolders = negatives
-        options.noiseFolders = noise
+        options.negativeFolders = fetched.folders(negatives, for: "--negatives", roles: CorpusRole.negatives)
+        options.noiseFolders = fetched.folders(noise, for: "--noise", roles: [.noise])
         if let synthetic { options.syntheticClips = synthetic }
         options.engines = engines.isEmpty ? nil : Set(engines)
         options.targetFalseAlarmsPerHour = target

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HotwordAudio
 import HotwordCore
+import HotwordData
 import HotwordJSON
 import HotwordModels
 import HotwordTraining
@@ -11,7 +12,7 @@ struct EvaluationDataOptions: ParsableArguments {
     @Option(name: .customLong("positives"), help: ArgumentHelp("Folder of keyword clips (repeatable).", valueName: "DIR"))
     var positives: [String] = []
 
-    @Option(name: .customLong("negatives"), help: ArgumentHelp("Folder of speech without the keyword (repeatable; its --part is used).", valueName: "DIR"))
+    @Option(name: .customLong("negatives"), help: ArgumentHelp("Folder of speech without the keyword (repeatable; its --part is used), or a fetched corpus's name; default, without --source and --noise-alone: every fetched corpus's, see --data-dir.", valueName: "DIR"))
     var negatives: [String] = []
 
     @Option(name: .customLong("source"), help: ArgumentHelp("A held-out corpus of speech without the keyword, one no training example came from (repeatable): used whole, every part, with false alarms per hour reported for it alone. A folder or a pattern (DIR/prefix*).", valueName: "DIR"))
@@ -20,8 +21,10 @@ struct EvaluationDataOptions: ParsableArguments {
     @Option(name: .customLong("noise-alone"), help: ArgumentHelp("Held-out noise or music without speech, heard alone after the speech at the speech level ± 10 dB (repeatable): does the model wake with nobody talking? Reported per folder or pattern.", valueName: "DIR"))
     var noiseAlone: [String] = []
 
-    @Option(name: .customLong("noise"), help: ArgumentHelp("Folder of background noise (repeatable).", valueName: "DIR"))
+    @Option(name: .customLong("noise"), help: ArgumentHelp("Folder of background noise (repeatable), or a fetched corpus's name; default: every fetched corpus's.", valueName: "DIR"))
     var noise: [String] = []
+
+    @OptionGroup var fetched: FetchedCorporaOptions
 
     @Option(help: "Signal-to-noise ratio of the background noise, dB.")
     var snr: Float = 10
@@ -34,6 +37,15 @@ struct EvaluationDataOptions: ParsableArguments {
 
     @Option(help: "Times every clip is heard, each pass in its own order, pauses and stretch of noise; figures pool all passes (steadier: where a clip lands in the noise moves them a lot).")
     var passes = 1
+
+    /// Fills in what the command line leaves out from the fetched corpora: negatives when no
+    /// audio without the keyword is given at all, and noise.
+    mutating func useFetchedCorpora() {
+        if sources.isEmpty && noiseAlone.isEmpty {
+            negatives = fetched.folders(negatives, for: "--negatives", roles: CorpusRole.negatives)
+        }
+        noise = fetched.folders(noise, for: "--noise", roles: [.noise])
+    }
 
     func stream() throws -> EvaluationStream {
         guard passes >= 1 else { throw ValidationError("--passes \(passes): expected at least 1") }
@@ -111,6 +123,8 @@ struct EvalCommand: ParsableCommand {
 
     func run() throws {
         let keywordModel = try DetectorOptions.loadModel(model)
+        var data = data
+        data.useFetchedCorpora()
         let stream = try data.stream()
         let sensitivities = stride(from: 0, through: 20, by: 1).map { Float($0) / 20 }
         let points = try Evaluation.sweep(keywordModel, stream: stream, sensitivities: sensitivities)

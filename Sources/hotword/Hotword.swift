@@ -37,6 +37,7 @@ struct Hotword: AsyncParsableCommand {
             EvalCommand.self,
             TuneCommand.self,
             EnsembleCommand.self,
+            DataCommand.self,
         ]
     )
 

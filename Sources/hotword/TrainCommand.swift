@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HotwordCore
+import HotwordData
 import HotwordModels
 import HotwordTraining
 
@@ -24,14 +25,16 @@ struct TrainCommand: ParsableCommand {
     @Option(name: .customLong("positives"), help: ArgumentHelp("Folder of keyword clips (repeatable).", valueName: "DIR"))
     var positives: [String]
 
-    @Option(name: .customLong("negatives"), help: ArgumentHelp("Folder of other speech and sounds (repeatable).", valueName: "DIR"))
-    var negatives: [String]
+    @Option(name: .customLong("negatives"), help: ArgumentHelp("Folder of other speech and sounds (repeatable), or the name of a fetched corpus (`hotword data list`); default: every fetched corpus's, see --data-dir.", valueName: "DIR"))
+    var negatives: [String] = []
 
-    @Option(name: .customLong("noise"), help: ArgumentHelp("Folder of background noise to mix in (repeatable).", valueName: "DIR"))
+    @Option(name: .customLong("noise"), help: ArgumentHelp("Folder of background noise to mix in (repeatable), or a fetched corpus's name; default: every fetched corpus's.", valueName: "DIR"))
     var noise: [String] = []
 
-    @Option(name: .customLong("rirs"), help: ArgumentHelp("Folder of room impulse responses (repeatable).", valueName: "DIR"))
+    @Option(name: .customLong("rirs"), help: ArgumentHelp("Folder of room impulse responses (repeatable), or a fetched corpus's name; default: every fetched corpus's.", valueName: "DIR"))
     var rirs: [String] = []
+
+    @OptionGroup var fetched: FetchedCorporaOptions
 
     @Option(name: .customLong("false-alarms"), help: ArgumentHelp("Folder of clips that falsely woke a model (repeatable).", valueName: "DIR"))
     var falseAlarms: [String] = []
@@ -91,9 +94,11 @@ struct TrainCommand: ParsableCommand {
     var output: String
 
     func run() throws {
+        let negatives = fetched.folders(negatives, for: "--negatives", roles: CorpusRole.negatives)
+        guard !negatives.isEmpty else { throw fetched.noNegatives("--negatives") }
         var options = TrainingOptions(keyword: keyword, positiveFolders: positives, negativeFolders: negatives)
-        options.noiseFolders = noise
-        options.roomResponseFolders = rirs
+        options.noiseFolders = fetched.folders(noise, for: "--noise", roles: [.noise])
+        options.roomResponseFolders = fetched.folders(rirs, for: "--rirs", roles: [.rirs])
         options.falseAlarmFolders = falseAlarms
         options.seed = seed
         options.ensembleMembers = ensemble

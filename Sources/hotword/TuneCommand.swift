@@ -34,6 +34,8 @@ struct TuneCommand: ParsableCommand {
         } catch {
             throw CommandFailure("\(error)", status: .configuration)
         }
+        var data = data
+        data.useFetchedCorpora()
         let stream = try data.stream()
         do {
             let result = try Tuning.tune(loaded, stream: stream, target: target)

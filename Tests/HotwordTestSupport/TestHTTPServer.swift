@@ -100,19 +100,25 @@ public struct TestMultipartPart: Sendable, Equatable {
 }
 
 /// What the test server sends back. `delay` holds the answer back (the server gives up
-/// early when the client disconnects or the server shuts down).
+/// early when the client disconnects or the server shuts down). With `bodyLimit` only that many
+/// bytes of the body follow the head (which still announces all of it), then the server waits
+/// `holdAfterLimit` and closes: a connection cut half-way, or one that stalls.
 public struct TestHTTPResponse: Sendable {
     public var status: Int
     public var headers: [TestHTTPField]
     public var body: Data
     public var delay: Duration
+    public var bodyLimit: Int?
+    public var holdAfterLimit: Duration
 
     public init(status: Int, contentType: String, body: Data, headers: [TestHTTPField] = [],
-                delay: Duration = .zero) {
+                delay: Duration = .zero, bodyLimit: Int? = nil, holdAfterLimit: Duration = .zero) {
         self.status = status
         self.headers = [TestHTTPField("Content-Type", contentType)] + headers
         self.body = body
         self.delay = delay
+        self.bodyLimit = bodyLimit
+        self.holdAfterLimit = holdAfterLimit
     }
 
     public init(status: Int, contentType: String, body: String, headers: [TestHTTPField] = [],
@@ -246,7 +252,8 @@ public final class TestHTTPServer: @unchecked Sendable {  // @unchecked: mutable
         var head = "HTTP/1.1 \(response.status) \(Self.reason(response.status))\r\n"
         for header in response.headers { head += "\(header.name): \(header.value)\r\n" }
         head += "Content-Length: \(response.body.count)\r\nConnection: close\r\n\r\n"
-        sendAll(client, Data(head.utf8) + response.body)
+        sendAll(client, Data(head.utf8) + response.body.prefix(response.bodyLimit ?? response.body.count))
+        if response.bodyLimit != nil, response.holdAfterLimit > .zero { _ = waitReadable(client, for: response.holdAfterLimit) }
     }
 
     private func readRequest(_ client: Int32) -> TestHTTPRequest? {
@@ -317,9 +324,11 @@ public final class TestHTTPServer: @unchecked Sendable {  // @unchecked: mutable
     private static func reason(_ status: Int) -> String {
         switch status {
         case 200: "OK"
+        case 206: "Partial Content"
         case 400: "Bad Request"
         case 401: "Unauthorized"
         case 404: "Not Found"
+        case 416: "Range Not Satisfiable"
         case 500: "Server Error"
         case 503: "Service Unavailable"
         default: "Status"

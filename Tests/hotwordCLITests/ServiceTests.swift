@@ -449,11 +449,11 @@ struct ServiceFileTests {
             }
         }
         let models = try FileManager.default.contentsOfDirectory(atPath: TestPaths.projectRoot.appendingPathComponent("Models").path)
-            .filter { $0.hasSuffix(".hwks") }
+            .filter { $0.hasSuffix(".hwks") || $0.hasSuffix(".hwse") }
         #expect(!models.isEmpty)
         #expect(Set(files) == Set([
             "usr/bin/hotword", "usr/share/hotword/hotword.example.toml", "usr/share/doc/hotword/README.md",
-            "etc/hotword/hotword.toml", "usr/lib/systemd/system/hotword.service", "usr/lib/systemd/user/hotword.service",
+            "usr/share/hotword/corpora/catalogue.tsv", "etc/hotword/hotword.toml", "usr/lib/systemd/system/hotword.service", "usr/lib/systemd/user/hotword.service",
             "usr/lib/systemd/system/hotword-wyoming.service",
         ] + models.map { "usr/share/hotword/models/\($0)" }))
         func attributes(_ path: String) throws -> [FileAttributeKey: Any] {

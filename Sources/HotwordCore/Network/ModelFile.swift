@@ -169,10 +169,21 @@ struct TensorRef: Codable {
         weights += values
     }
 
-    /// The values referred to, or why they lie outside `weights` (no sum can overflow, whatever the header says).
+    /// The values referred to, or nil if they lie outside `weights` (no sum can overflow, whatever the header says).
     func values(in weights: [Float]) -> [Float]? {
         guard offset >= 0, count >= 0, offset <= weights.count, count <= weights.count - offset else { return nil }
         return Array(weights[offset..<(offset + count)])
+    }
+
+    /// Tensor `name` of a layer's `tensors`, or the layer's error (`fail`) saying what is wrong.
+    static func values(
+        _ name: String, of tensors: [String: TensorRef]?, in weights: [Float], fail: (String) -> ModelError
+    ) throws(ModelError) -> [Float] {
+        guard let ref = tensors?[name] else { throw fail("missing tensor '\(name)'") }
+        guard let values = ref.values(in: weights) else {
+            throw fail("tensor '\(name)' (\(ref.count) weights from offset \(ref.offset)) lies outside the \(weights.count) stored weights")
+        }
+        return values
     }
 }
 
@@ -192,13 +203,7 @@ private struct LayerHeader: Codable {
 
     func layer(index: Int, weights: [Float]) throws(ModelError) -> Layer {
         func fail(_ reason: String) -> ModelError { .invalidLayer(index: index, kind: type.rawValue, reason: reason) }
-        func tensor(_ name: String) throws(ModelError) -> [Float] {
-            guard let ref = tensors[name] else { throw fail("missing tensor '\(name)'") }
-            guard let values = ref.values(in: weights) else {
-                throw fail("tensor '\(name)' (\(ref.count) weights from offset \(ref.offset)) lies outside the \(weights.count) stored weights")
-            }
-            return values
-        }
+        func tensor(_ name: String) throws(ModelError) -> [Float] { try TensorRef.values(name, of: tensors, in: weights, fail: fail) }
         func required<T>(_ value: T?, _ name: String) throws(ModelError) -> T {
             guard let value else { throw fail("missing '\(name)'") }
             return value

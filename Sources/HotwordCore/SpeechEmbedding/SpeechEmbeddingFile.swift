@@ -109,13 +109,7 @@ struct SpeechEmbeddingHeader: Codable {
                 guard let value else { throw fail("missing '\(name)'") }
                 return value
             }
-            func tensor(_ name: String) throws(ModelError) -> [Float] {
-                guard let ref = layer.tensors?[name] else { throw fail("missing tensor '\(name)'") }
-                guard let values = ref.values(in: weights) else {
-                    throw fail("tensor '\(name)' (\(ref.count) weights from offset \(ref.offset)) lies outside the \(weights.count) stored weights")
-                }
-                return values
-            }
+            func tensor(_ name: String) throws(ModelError) -> [Float] { try TensorRef.values(name, of: layer.tensors, in: weights, fail: fail) }
             switch layer.type {
             case .conv2d:
                 let leakyReLU: SpeechEmbedding.Conv2DLayer.LeakyReLU? = switch try required(layer.activation, "activation") {

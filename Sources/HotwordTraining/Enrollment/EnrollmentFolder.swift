@@ -1,6 +1,7 @@
 import Foundation
 import HotwordAudio
 import HotwordCore
+import HotwordModels
 
 /// Where an enrollment keeps its material, so that running it again adds takes instead of
 /// starting over: `takes/` (the user's recordings of the wake word, trimmed), `background/`
@@ -25,9 +26,7 @@ public struct EnrollmentFolder: Sendable {
 
     /// `$XDG_DATA_HOME/hotword/enroll/<slug>` (default `~/.local/share/…`).
     public static func defaultRoot(keyword: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/share")
-        return data.appendingPathComponent("hotword/enroll").appendingPathComponent(slug(keyword))
+        InstalledFiles.userData("enroll", environment: environment).appendingPathComponent(slug(keyword))
     }
 
     /// A file-name form of the keyword: "Hey Computer!" → "hey_computer".
