@@ -1,6 +1,7 @@
 // swift-tools-version:6.1
 // hotword — an offline wake-word daemon. Data flows one way:
-//   audio in (HotwordAudio) → features → model → detector (HotwordCore) → events → assistant (HotwordAssistant)
+//   audio in (HotwordAudio) → hearing: features → model → detector, voice activity, utterances (HotwordCore)
+//   → events → assistant (HotwordAssistant)
 //   → SUSI.AI (HotwordSUSI); the assistant (and `ask`) record into the history (HotwordHistory),
 //   which the command line reads.
 // HotwordCore does no I/O; C libraries enter only through the small C* system-library targets.
