@@ -125,7 +125,6 @@ public final class Hearing {
     public func continueStream(of previous: Hearing) {
         precondition(!previous.isRecording, "new settings while recording")
         nextPosition = previous.nextPosition
-        wake = previous.wake
         unreportedLoss = previous.unreportedLoss
         lossReported = previous.lossReported
         if previous.recorder.settings == recorder.settings { recorder = previous.recorder }
