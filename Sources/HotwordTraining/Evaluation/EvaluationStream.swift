@@ -194,9 +194,11 @@ public enum Evaluation {
     /// A detection up to this long after a keyword ends still counts as hearing it.
     public static let lateness = 0.5
 
-    public static func sweep(_ model: KeywordModel, stream: EvaluationStream, sensitivities: [Float]) throws -> [OperatingPoint] {
+    /// With `check`, a detection counts only where the second stage accepts it.
+    public static func sweep(_ model: KeywordModel, stream: EvaluationStream, sensitivities: [Float],
+                             check: (any DetectionCheck)? = nil) throws -> [OperatingPoint] {
         let thresholds = sensitivities.map { model.detection.sensitivityMap.threshold(forSensitivity: $0) }
-        return try zip(sensitivities, replay(model, stream: stream, thresholds: thresholds)).map { sensitivity, point in
+        return try zip(sensitivities, replay(model, stream: stream, thresholds: thresholds, check: check)).map { sensitivity, point in
             var point = point
             point.sensitivity = sensitivity
             return point
@@ -205,8 +207,9 @@ public enum Evaluation {
 
     /// The same sweep over score thresholds instead of the model's sensitivity map; each point's
     /// sensitivity is the one the map gives its threshold.
-    public static func thresholdSweep(_ model: KeywordModel, stream: EvaluationStream, thresholds: [Float]) throws -> [OperatingPoint] {
-        try replay(model, stream: stream, thresholds: thresholds).map { point in
+    public static func thresholdSweep(_ model: KeywordModel, stream: EvaluationStream, thresholds: [Float],
+                                      check: (any DetectionCheck)? = nil) throws -> [OperatingPoint] {
+        try replay(model, stream: stream, thresholds: thresholds, check: check).map { point in
             var point = point
             point.sensitivity = model.detection.sensitivityMap.sensitivity(forThreshold: point.threshold)
             return point
@@ -214,15 +217,20 @@ public enum Evaluation {
     }
 
     /// One pass of the network over the stream, then the detector's triggering replayed per threshold.
-    private static func replay(_ model: KeywordModel, stream: EvaluationStream, thresholds: [Float]) throws -> [OperatingPoint] {
+    private static func replay(_ model: KeywordModel, stream: EvaluationStream, thresholds: [Float],
+                               check: (any DetectionCheck)?) throws -> [OperatingPoint] {
         let keyword = model.keywords[0]
         let detector = try Detector(models: [model])
         var scores: [ScoreEvent] = []
         detector.onScore = { if $0.keyword == keyword { scores.append($0) } }
         _ = detector.process(stream.samples)
-        let detections = try Detector.replay(scores, keyword: keyword, of: model, thresholds: thresholds)
-        return zip(thresholds, detections).map { threshold, found in
-            score(found, stream: stream, sensitivity: model.detection.sensitivityMap.sensitivity(forThreshold: threshold), threshold: threshold)
+        // Lowest threshold first, as the second stage needs them; the points come out in the order asked.
+        let order = thresholds.indices.sorted { thresholds[$0] < thresholds[$1] }
+        var detections = try Detector.replay(scores, keyword: keyword, of: model, thresholds: order.map { thresholds[$0] })
+        if let check { detections = try keepingAccepted(detections, stream: stream, check: check) }
+        return zip(order, detections).sorted { $0.0 < $1.0 }.map { index, found in
+            let threshold = thresholds[index]
+            return score(found, stream: stream, sensitivity: model.detection.sensitivityMap.sensitivity(forThreshold: threshold), threshold: threshold)
         }
     }
 
