@@ -233,14 +233,20 @@ struct ConversationTests {
         return rig
     }
 
+    /// Says `text` half a second after the answer; true once it has been dealt with (the
+    /// assistant listens again).
+    static func saidAfterTheAnswer(_ text: String, to rig: Rig) async throws -> Bool {
+        rig.microphone.say(try await Self.question(text, pause: 0.5))
+        return await rig.log.wait(timeout: Self.patience) { rig.log.entered(.listening) == 3 }
+    }
+
     static func ratings(_ server: SUSITestServer) -> [String?] {
         server.requests(to: "/cms/rateSkill.json").map { $0.query("rating") }
     }
 
     @Test func thankYouRightAfterAnAnswerRatesItWithoutTheWakeWord() async throws {
         let rig = try await Self.answered()
-        rig.microphone.say(try await Self.question("thank you", pause: 0.5))
-        let rated = await rig.log.wait(timeout: Self.patience) { rig.log.entered(.listening) == 3 }
+        let rated = try await Self.saidAfterTheAnswer("thank you", to: rig)
         await rig.stop()
 
         #expect(rated, "\(rig.log.events)")
@@ -255,8 +261,7 @@ struct ConversationTests {
 
     @Test func otherSpeechRightAfterAnAnswerIsDroppedNotAsked() async throws {
         let rig = try await Self.answered()
-        rig.microphone.say(try await Self.question("what time is it", pause: 0.5))
-        let dropped = await rig.log.wait(timeout: Self.patience) { rig.log.entered(.listening) == 3 }
+        let dropped = try await Self.saidAfterTheAnswer("what time is it", to: rig)
         // With the wake word, the same words are a question.
         rig.microphone.say(try await Self.question("hey susi, what time is it", pause: 0.5))
         let asked = await rig.log.wait(timeout: Self.patience) { rig.log.entered(.listening) == 4 }
@@ -288,14 +293,12 @@ struct ConversationTests {
 
     @Test func aWakeWordRightAfterAnAnswerAsksAsAlways() async throws {
         let rig = try await Self.answered()
-        rig.microphone.say(try await Self.question("hey susi, what time is it", pause: 0.5))
-        let asked = await rig.log.wait(timeout: Self.patience) { rig.log.entered(.listening) == 3 }
+        let asked = try await Self.saidAfterTheAnswer("hey susi, what time is it", to: rig)
         await rig.stop()
 
-        #expect(asked, "\(rig.log.events)")
-        #expect(rig.log.wakes == 2)
-        #expect(rig.server.chatRequests.count == 2)
-        #expect(rig.server.chatRequests.map { $0.query("q") } == rig.log.transcripts)
+        #expect(asked && rig.log.wakes == 2, "\(rig.log.events)")
+        let asks = rig.server.chatRequests.map { $0.query("q") }
+        #expect(asks.count == 2 && asks == rig.log.transcripts, "both questions asked, neither taken for a rating: \(asks)")
         #expect(Self.ratings(rig.server).isEmpty)
     }
 }
