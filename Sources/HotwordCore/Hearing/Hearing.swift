@@ -23,7 +23,7 @@
 /// heard as at any time, and its question replaces the follow-up recording (which most likely
 /// heard the wake word's own start).
 ///
-/// Buffers are allocated in `init`; `hear` allocates nothing but a finished question.
+/// Buffers are allocated in `init`; `hear` allocates nothing but a finished question (or follow-up).
 public final class Hearing {
     public struct Settings: Sendable, Equatable {
         /// Per keyword, as for `Detector`: whatever is not set keeps the model's default.
