@@ -91,6 +91,7 @@ struct ConfigurationTests {
             language = "de"
             device_type = "Kitchen Radio"
             timezone_offset = -120
+            follow_up_s = 0
             latitude = 52.52
             longitude = 13.405
             country_name = "Germany"
@@ -145,6 +146,7 @@ struct ConfigurationTests {
         #expect(c.susi.timeouts == HTTPTimeouts(connect: .seconds(2), total: .seconds(9)))
         #expect(c.susi.retry.attempts == 5)
         #expect(c.spokenItems == 5)
+        #expect(c.phrases.followUpSeconds == 0 && c.phrases.followUpWindowSeconds == 0, "0: a rating always needs the wake word")
         let account = try #require(c.susiClientConfiguration.account)
         #expect(account.login == "me@example.org" && account.password == "secret")
         #expect(account.tokenFile.path == "/var/cache/hotword/token.json")
@@ -216,6 +218,7 @@ struct ConfigurationTests {
             [susi]
             server = "ftp://example.org"
             timezone_offset = 12.5
+            follow_up_s = -1
 
             [recording]
             trailing_silence_s = -1
@@ -232,7 +235,8 @@ struct ConfigurationTests {
             .invalidValue(file: "hotword.toml", line: 14, key: "susi.server", value: "\"ftp://example.org\"", expected: "an http:// or https:// URL"),
             .invalidValue(file: "hotword.toml", line: 15, key: "susi.timezone_offset", value: "12.5",
                           expected: "a whole number from -840 to 840 minutes (UTC+2 is -120)"),
-            .invalidValue(file: "hotword.toml", line: 18, key: "recording.trailing_silence_s", value: "-1",
+            .invalidValue(file: "hotword.toml", line: 16, key: "susi.follow_up_s", value: "-1", expected: "a number from 0 to 60 seconds (0: off)"),
+            .invalidValue(file: "hotword.toml", line: 19, key: "recording.trailing_silence_s", value: "-1",
                           expected: "a number from 0.1 to 10 seconds"),
         ])
         #expect(errors[1].description == "hotword.toml:3: audio.volume = 150 is invalid: expected a whole number from 0 to 100 percent")

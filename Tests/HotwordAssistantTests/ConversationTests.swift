@@ -26,6 +26,8 @@ struct ConversationTests {
             configuration.tts.backend = .none
             configuration.susi.server = server.baseURL
             configuration.susi.retry = .never
+            configuration.history.file = folder.appendingPathComponent("history.sqlite")
+            configuration.susiLogin.tokenFile = folder.appendingPathComponent("susi-token.json")
             adjust(&configuration)
             let log = log
             assistant = try await Assistant(configuration: configuration, microphone: microphone) { log.append($0) }
@@ -216,5 +218,87 @@ struct ConversationTests {
         let words = (try? String(contentsOf: woke, encoding: .utf8))?.split(separator: " ").map(String.init) ?? []
         #expect(words.prefix(3) == ["--led", "hey", "susi"], "\(words)")
         #expect(words.count == 4 && (Float(words[3].trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 0.5, "the score: \(words)")
+    }
+
+    // MARK: Right after an answer
+
+    /// A rig whose first question ("hey susi, who are you") has been answered by a skill that
+    /// can be rated; the follow-up window is open.
+    static func answered(adjust: (inout AssistantConfiguration) -> Void = { _ in }) async throws -> Rig {
+        let rig = try await Rig(answers: [.answerFrom("I am SUSI.", skill: SUSITestServer.skillPath())], adjust: adjust)
+        rig.microphone.say(try await Self.question("hey susi, who are you"))
+        let answered = await rig.log.wait(timeout: Self.patience) { rig.log.entered(.listening) == 2 }
+        if !answered { await rig.stop() }
+        try #require(answered, "\(rig.log.events)")
+        return rig
+    }
+
+    /// Says `text` half a second after the answer; true once it has been dealt with (the
+    /// assistant listens again).
+    static func saidAfterTheAnswer(_ text: String, to rig: Rig) async throws -> Bool {
+        rig.microphone.say(try await Self.question(text, pause: 0.5))
+        return await rig.log.wait(timeout: Self.patience) { rig.log.entered(.listening) == 3 }
+    }
+
+    static func ratings(_ server: SUSITestServer) -> [String?] {
+        server.requests(to: "/cms/rateSkill.json").map { $0.query("rating") }
+    }
+
+    @Test func thankYouRightAfterAnAnswerRatesItWithoutTheWakeWord() async throws {
+        let rig = try await Self.answered()
+        let rated = try await Self.saidAfterTheAnswer("thank you", to: rig)
+        await rig.stop()
+
+        #expect(rated, "\(rig.log.events)")
+        #expect(rig.log.wakes == 1)
+        #expect(Self.ratings(rig.server) == ["positive"])
+        #expect(rig.server.requests(to: "/cms/feedbackLog.json").first?.query("susi_reply") == "I am SUSI.")
+        #expect(rig.server.chatRequests.count == 1, "the thanks was not a question")
+        #expect(rig.log.transcripts.last == "thank you", "\(rig.log.transcripts)")
+        #expect(Array(rig.log.events.suffix(4)) == [.transcript("thank you"), .state(.speaking),
+                                                     .answer("SUSI: Thank you! I told SUSI."), .state(.listening)])
+    }
+
+    @Test func otherSpeechRightAfterAnAnswerIsDroppedNotAsked() async throws {
+        let rig = try await Self.answered()
+        let dropped = try await Self.saidAfterTheAnswer("what time is it", to: rig)
+        // With the wake word, the same words are a question.
+        rig.microphone.say(try await Self.question("hey susi, what time is it", pause: 0.5))
+        let asked = await rig.log.wait(timeout: Self.patience) { rig.log.entered(.listening) == 4 }
+        await rig.stop()
+
+        #expect(dropped && asked, "\(rig.log.events)")
+        #expect(rig.log.entered(.transcribing) == 3, "heard and transcribed, then dropped")
+        #expect(rig.server.chatRequests.map { $0.query("q") } == rig.log.transcripts, "only what followed the wake words was asked")
+        #expect(rig.log.transcripts.count == 2, "the dropped speech is not shown: \(rig.log.transcripts)")
+        #expect(rig.log.wakes == 2)
+        #expect(Self.ratings(rig.server).isEmpty)
+        #expect(!rig.log.events.contains { if case .answer(let text) = $0 { text.contains("Sorry") } else { false } })
+    }
+
+    @Test func afterTheWindowThankYouNeedsTheWakeWordAgain() async throws {
+        let rig = try await Self.answered { $0.phrases.followUpSeconds = 2 }
+        // 3 s after the answer: the window has closed.
+        rig.microphone.say(try await Self.question("thank you", pause: 3))
+        rig.microphone.say(try await Self.question("hey susi, thank you", pause: 0.5))
+        let rated = await rig.log.wait(timeout: Self.patience) { rig.log.wakes == 2 && rig.log.events.last == .state(.listening) }
+        await rig.stop()
+
+        #expect(rated, "\(rig.log.events)")
+        #expect(rig.log.entered(.transcribing) == 2, "the thanks without the wake word was not even transcribed")
+        #expect(rig.log.wakes == 2)
+        #expect(Self.ratings(rig.server) == ["positive"], "rated once, by the thanks with the wake word")
+        #expect(rig.server.chatRequests.count == 1)
+    }
+
+    @Test func aWakeWordRightAfterAnAnswerAsksAsAlways() async throws {
+        let rig = try await Self.answered()
+        let asked = try await Self.saidAfterTheAnswer("hey susi, what time is it", to: rig)
+        await rig.stop()
+
+        #expect(asked && rig.log.wakes == 2, "\(rig.log.events)")
+        let asks = rig.server.chatRequests.map { $0.query("q") }
+        #expect(asks.count == 2 && asks == rig.log.transcripts, "both questions asked, neither taken for a rating: \(asks)")
+        #expect(Self.ratings(rig.server).isEmpty)
     }
 }

@@ -19,11 +19,15 @@ struct HearingTests {
         let ownOutput: OwnOutputLog
         var hearing: Hearing
         var events: [HearingEvent] = []
+        /// What `drain` reads into: one buffer for the whole test, not one per chunk (once an
+        /// assistant has run in this process, a block that large is a fresh mmap each time).
+        private var buffer: [Float]
 
         init(keywords: [(String, Double)] = [("beep", 1_000)], settings: Hearing.Settings = Hearing.Settings(),
              ringSeconds: Double = 30) throws {
             let ring = SampleRing(minimumCapacity: Int(ringSeconds * Double(HearingTests.rate)))
             self.ring = ring
+            buffer = [Float](repeating: 0, count: ring.capacity)
             ownOutput = OwnOutputLog(capturePosition: { ring.totalWritten })
             hearing = try Self.hearing(keywords, settings, ring, ownOutput)
         }
@@ -48,7 +52,6 @@ struct HearingTests {
 
         /// Hears what the ring holds and has not been read, as one chunk (however long).
         func drain(wakeEnabled: Bool = true) {
-            var buffer = [Float](repeating: 0, count: ring.capacity)
             buffer.withUnsafeMutableBufferPointer { buffer in
                 let got = ring.read(into: buffer)
                 guard got.count > 0 else { return }
@@ -64,6 +67,14 @@ struct HearingTests {
 
         var utterances: [(utterance: Utterance, wake: WakeAudio)] {
             events.compactMap { if case .utterance(let utterance, let wake) = $0 { (utterance, wake) } else { nil } }
+        }
+
+        var followUps: [Utterance] {
+            events.compactMap { if case .followUp(let utterance) = $0 { utterance } else { nil } }
+        }
+
+        var followUpsClosed: [UInt64] {
+            events.compactMap { if case .followUpClosed(let position) = $0 { position } else { nil } }
         }
 
         var lost: [UInt64] {
@@ -82,6 +93,7 @@ struct HearingTests {
                 case .wake(let detection, let position): "wake \(detection.keyword) at \(position)"
                 case .utterance(let utterance, let wake): "utterance of \(utterance.samples.count) to \(wake.positions.upperBound)"
                 case .noSpeech(let wake): "no speech until \(wake.positions.upperBound)"
+                case .followUp(let utterance): "follow-up of \(utterance.samples.count)"
                 default: "\(event)"
                 }
             }
@@ -299,5 +311,132 @@ struct HearingTests {
             let apart = Self.seconds(rig.wakes[1].position - rig.wakes[0].position)
             #expect(abs(apart - 4.0) < 0.05, "the wake words were said 4 s apart; heard \(apart) s apart")
         }
+    }
+
+    // MARK: The follow-up window
+
+    /// Hearing with a follow-up window of `seconds`, after a second of quiet room.
+    static func followingUp(_ seconds: Double, ringSeconds: Double = 30) throws -> Rig {
+        let rig = try Rig(settings: Hearing.Settings(followUp: position(seconds)), ringSeconds: ringSeconds)
+        rig.hear(audio(1))
+        return rig
+    }
+
+    /// A rating said 1 s into the window: half a second of speech.
+    static let ratingAfterAnAnswer = audio(4, questions: [(1.0, 0.5)])
+
+    @Test func speechInTheFollowUpWindowIsRecordedWithoutAWakeWordOnce() throws {
+        let rig = try Self.followingUp(3)
+        rig.hearing.openFollowUp()
+        rig.hear(Self.ratingAfterAnAnswer)
+
+        try #require(rig.followUps.count == 1, "\(rig.summary)")
+        let rating = rig.followUps[0]
+        #expect(rating.end == .trailingSilence && rating.preRollCount == 0)
+        // From just before the speech to 0.8 s after it, as a question is cut.
+        #expect(abs(rating.duration - (0.5 + 0.8 + UtteranceRecorder.speechLeadSeconds)) < 0.03, "\(rating.duration) s")
+        let lead = Self.samples(1.0 - UtteranceRecorder.speechLeadSeconds)
+        let start = try #require(rating.samples.firstIndex { abs($0) > 0.1 })
+        #expect(abs(start - (Self.samples(1.0) - lead)) < 16, "the speech starts \(start) samples in")
+        #expect(rig.heard.count == 1, "no wake word, no question, no speech start: \(rig.summary)")
+        #expect(rig.hearing.isRecording == false)
+
+        // The window is used up: more speech is only the room's.
+        rig.hear(Self.ratingAfterAnAnswer)
+        #expect(rig.heard.count == 1, "\(rig.summary)")
+    }
+
+    @Test func nobodySpeakingClosesTheWindowByTheSampleClock() throws {
+        let rig = try Self.followingUp(2)
+        rig.hearing.openFollowUp()
+        #expect(rig.hearing.isRecording, "a reload waits for the window")
+        // Speech 2.2 s after the window opened: too late.
+        rig.hear(Self.audio(4, questions: [(2.2, 0.5)]), chunks: [700])
+
+        #expect(rig.followUpsClosed == [Self.position(1 + 2)], "opened at 1 s for 2 s: \(rig.summary)")
+        #expect(rig.followUps.isEmpty && rig.utterances.isEmpty && rig.wakes.isEmpty, "\(rig.summary)")
+        #expect(!rig.hearing.isRecording)
+    }
+
+    @Test func aWakeWordInTheWindowIsHeardAsAtAnyOtherTime() throws {
+        // A wake word and its question; the same in one breath, the follow-up recording
+        // started by the speech before the wake word.
+        let streams = [Self.audio(4, wakes: [(0.5, 1_000)], questions: [(1.3, 0.6)]),
+                       Self.audio(4, wakes: [(0.5, 1_000)], questions: [(0.3, 1.5)])]
+        for stream in streams {
+            let plain = try Self.followingUp(3)
+            plain.hear(stream)
+            let rig = try Self.followingUp(3)
+            rig.hearing.openFollowUp()
+            #expect(rig.hearing.isRecording, "the window is open")
+            rig.hear(stream)
+
+            try #require(plain.wakes.count == 1 && plain.utterances.count == 1, "\(plain.summary)")
+            #expect(rig.heard == plain.heard, "\(rig.summary), not \(plain.summary)")
+            #expect(rig.followUps.isEmpty && rig.followUpsClosed.isEmpty)
+        }
+    }
+
+    @Test func chunkBoundariesChangeNothingInTheWindow() throws {
+        func heard(_ chunks: [Int]) throws -> Rig {
+            let rig = try Self.followingUp(3)
+            rig.hearing.openFollowUp()
+            rig.hear(Self.ratingAfterAnAnswer + Self.audio(4, wakes: [(0.5, 1_000)]), chunks: chunks)
+            return rig
+        }
+        let whole = try heard([Self.ratingAfterAnAnswer.count * 2])
+        #expect(whole.heard.count == 3, "the rating, a wake word after it, nobody speaking after that: \(whole.summary)")
+        var rng = SeededGenerator(seed: 11)
+        for chunks in [[160], [511], [16_000], (0..<40).map { _ in Int.random(in: 1...4_000, using: &rng) }] {
+            let rig = try heard(chunks)
+            #expect(rig.heard == whole.heard, "chunks \(chunks.prefix(3))…: \(rig.summary), not \(whole.summary)")
+        }
+    }
+
+    @Test func itsOwnSoundInTheWindowIsNotSpeech() throws {
+        let rig = try Self.followingUp(2)
+        rig.hearing.openFollowUp()
+        // The answer's echo, or a reminder played meanwhile.
+        let sound = rig.ownOutput.begin(.sound)
+        rig.hear(Self.audio(1, questions: [(0.2, 0.6)]))
+        rig.ownOutput.end(sound)
+        rig.hear(Self.audio(1.5))
+
+        #expect(rig.followUps.isEmpty, "\(rig.summary)")
+        #expect(rig.followUpsClosed == [Self.position(3)])
+    }
+
+    @Test func theWindowStaysShutWhenOffOrWhileAQuestionIsRecorded() throws {
+        let off = try Rig()
+        off.hear(Self.audio(1))
+        off.hearing.openFollowUp()
+        off.hear(Self.ratingAfterAnAnswer)
+        #expect(off.heard.isEmpty, "\(off.summary)")
+
+        // Asked while the wake word's question is being recorded.
+        let plain = try Rig(settings: Hearing.Settings(followUp: Self.position(3)))
+        plain.hear(Self.oneQuestion + Self.ratingAfterAnAnswer)
+        let busy = try Rig(settings: Hearing.Settings(followUp: Self.position(3)))
+        busy.hear(Array(Self.oneQuestion[..<Self.samples(1)]))
+        #expect(busy.hearing.isRecording && busy.wakes.count == 1)
+        busy.hearing.openFollowUp()
+        busy.hear(Array(Self.oneQuestion[Self.samples(1)...]) + Self.ratingAfterAnAnswer)
+        #expect(busy.heard == plain.heard, "\(busy.summary), not \(plain.summary)")
+        #expect(busy.followUps.isEmpty)
+    }
+
+    @Test func lostAudioClosesTheWindow() throws {
+        let rig = try Self.followingUp(3, ringSeconds: 1)
+        rig.hearing.openFollowUp()
+        // Speech all through; the reader stalls from 0.5 s to 2.5 s into the window.
+        let stream = Self.audio(4, questions: [(0.3, 3.0)])
+        rig.hear(Array(stream[..<Self.samples(0.5)]))
+        rig.ring.write(Array(stream[Self.samples(0.5)..<Self.samples(2.5)]))
+        rig.drain()
+        rig.hear(Array(stream[Self.samples(2.5)...]))
+
+        #expect(rig.lost.count == 1)
+        #expect(rig.followUpsClosed == [Self.position(1.5)], "\(rig.summary)")
+        #expect(rig.followUps.isEmpty && rig.utterances.isEmpty, "\(rig.summary)")
     }
 }

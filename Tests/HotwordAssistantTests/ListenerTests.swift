@@ -6,8 +6,8 @@ import HotwordTestSupport
 import Synchronization
 import Testing
 
-/// The listener's two threads fed from arrays (`QueuedAudio`): its watchdog pings, and new
-/// settings taken up mid-stream. What it hears is `HearingTests`' subject.
+/// The listener's two threads fed from arrays (`QueuedAudio`): its watchdog pings, new
+/// settings taken up mid-stream, the follow-up window opened from another thread. What it hears is `HearingTests`' subject.
 @Suite("Listener")
 struct ListenerTests {
     /// Events as the listener thread emits them.
@@ -22,6 +22,10 @@ struct ListenerTests {
 
         var utterances: Int {
             events.withLock { $0.filter { if case .utterance = $0 { true } else { false } }.count }
+        }
+
+        var followUps: Int {
+            events.withLock { $0.filter { if case .followUp = $0 { true } else { false } }.count }
         }
 
         /// Waits until `condition` holds (true) or ten seconds pass (false).
@@ -149,5 +153,26 @@ struct ListenerTests {
 
         #expect(pinging && pingingAgain)
         #expect(pingsWhileStuck == 0)
+    }
+
+    @Test func theEndOfAnAnswerOpensTheFollowUpWindowOnTheListenerThread() async throws {
+        let rig = try Rig()
+        defer { rig.close() }
+        let log = EventLog()
+        var configuration = AssistantConfiguration(clientVersion: "test")
+        configuration.phrases.followUpSeconds = 3
+        let listener = Listener(source: rig.microphone, periodFrames: 512, ring: rig.ring,
+                                settings: try rig.settings([("beep", 1_000)], configuration), watchdog: nil) { log.append($0) }
+        listener.start()
+        rig.microphone.say(HearingTests.oneQuestion)
+        let asked = await log.wait { log.utterances == 1 }
+        // The answer has ended.
+        listener.openFollowUp()
+        rig.microphone.say(HearingTests.ratingAfterAnAnswer)
+        let followedUp = await log.wait { log.followUps == 1 }
+        listener.stop()
+
+        #expect(asked && followedUp)
+        #expect(log.wakes.count == 1 && log.utterances == 1)
     }
 }

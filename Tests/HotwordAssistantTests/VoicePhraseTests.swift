@@ -40,6 +40,24 @@ struct VoicePhraseTests {
         #expect(german.intent(of: "that was wrong", sinceLastAnswer: 1) == .ask)
     }
 
+    @Test func withoutTheWakeWordOnlyARatingPhraseCounts() {
+        #expect(phrases.rating(of: "Thank you!") == .positive)
+        #expect(phrases.rating(of: "that was WRONG") == .negative)
+        #expect(phrases.rating(of: "what can you do") == nil, "help needs the wake word")
+        #expect(phrases.rating(of: "thank you very much") == nil)
+        #expect(phrases.rating(of: "") == nil)
+    }
+
+    @Test func theFollowUpWindowLiesWithinTheFeedbackWindowAndNeedsRatingPhrases() {
+        var settings = VoicePhraseSettings()
+        #expect(settings.followUpWindowSeconds == 5)
+        settings.feedbackWindowSeconds = 3
+        #expect(settings.followUpWindowSeconds == 3)
+        settings.positive = []
+        settings.negative = []
+        #expect(settings.followUpWindowSeconds == 0, "nothing to listen for")
+    }
+
     private func local(_ server: SUSITestServer, cache: URL) -> LocalAnswers {
         var configuration = SUSIConfiguration(clientVersion: "test", server: server.baseURL)
         configuration.retry = .never

@@ -222,8 +222,16 @@ public struct VoicePhraseSettings: Sendable, Equatable {
     public var positive = ["thank you", "thanks", "that was right", "good answer"]
     public var negative = ["that was wrong", "wrong answer", "bad answer"]
     public var feedbackWindowSeconds = 15.0
+    /// For this long after an answer ends, a rating phrase needs no wake word (0: it always does).
+    public var followUpSeconds = 5.0
 
     public init() {}
+
+    /// How long the microphone listens without the wake word after an answer: `followUpSeconds`,
+    /// within the feedback window, and not at all without rating phrases to listen for.
+    public var followUpWindowSeconds: Double {
+        positive.isEmpty && negative.isEmpty ? 0 : min(followUpSeconds, feedbackWindowSeconds)
+    }
 }
 
 /// `[history]`: the conversation history and the planned answers (`history.sqlite`).

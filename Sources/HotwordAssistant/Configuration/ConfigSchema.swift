@@ -127,6 +127,7 @@ enum ConfigSchema {
             key("positive_phrases", .list(allowEmpty: true)) { $0.phrases.positive = $1 },
             key("negative_phrases", .list(allowEmpty: true)) { $0.phrases.negative = $1 },
             key("feedback_window_s", .number(1...300, "seconds")) { $0.phrases.feedbackWindowSeconds = $1 },
+            key("follow_up_s", .number(0...60, "seconds (0: off)")) { $0.phrases.followUpSeconds = $1 },
         ], subsections: []),
         "tts": Section(keys: [
             key("backend", .choice(TextToSpeechSettings.Backend.self)) { $0.tts.backend = $1 },

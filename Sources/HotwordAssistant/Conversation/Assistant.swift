@@ -14,7 +14,9 @@ import Synchronization
 /// third (`AudioOutput`); transcribing, asking and synthesising are async work on the engines'
 /// own queues and threads. The conversation (`Conversation`, an actor) takes the listener's
 /// events in order and runs one question at a time; a wake word while it is busy cancels that
-/// question and silences the answer (barge-in).
+/// question and silences the answer (barge-in). After an answer of SUSI's, the listener opens a
+/// follow-up window in which speech without the wake word is transcribed, and acted on only when
+/// it is a rating phrase.
 ///
 /// Under systemd (`notifier`) it reports READY once listening and STOPPING when stopped, and
 /// the listener thread sends the watchdog pings.
@@ -249,13 +251,20 @@ actor Conversation {
         case .utterance(let utterance, _):
             emit(.utteranceEnd(duration: utterance.duration, reason: utterance.end))
             startSession(utterance)
+        case .followUp(let utterance):
+            guard session == nil, lastAnswer != nil else {
+                logger.debug("speech after the answer, without the wake word: dropped (busy, or nothing to rate)")
+                return
+            }
+            logger.debug("\(String(format: "%.1f", utterance.duration)) s of speech after the answer, without the wake word: a rating?")
+            startSession(utterance, followUp: true)
         case .noSpeech:
             logger.info("no question after the wake word")
             emit(.noSpeech)
             setState(.listening)
         case .audioLost(let samples):
             emit(.error(stage: .audio, message: "\(Self.seconds(samples)) s of audio lost: the machine is too busy"))
-        case .ownWakeWord, .ownSoundHeard:
+        case .ownWakeWord, .ownSoundHeard, .followUpClosed:
             break  // the listener's log has them
         }
     }
@@ -274,18 +283,21 @@ actor Conversation {
 
     // MARK: One question
 
-    private func startSession(_ utterance: Utterance) {
+    /// Answers `utterance`: a question after a wake word, or with `followUp` speech heard without
+    /// one right after an answer, which only a rating phrase makes more than noise.
+    private func startSession(_ utterance: Utterance, followUp: Bool = false) {
         sessionsStarted += 1
         let id = sessionsStarted
         if !parts.bargeIn { listener.setWakeEnabled(false) }
         setState(.transcribing)
         let epoch = output?.currentEpoch ?? 0
-        let wake = lastWake
-        let task = Task { await self.converse(utterance, wake: wake, session: id, epoch: epoch) }
+        let wake = followUp ? nil : lastWake
+        let task = Task { await self.converse(utterance, wake: wake, followUp: followUp, session: id, epoch: epoch) }
         session = (id, task)
     }
 
-    private func converse(_ utterance: Utterance, wake: (keyword: String, score: Float)?, session id: Int, epoch: Int) async {
+    private func converse(_ utterance: Utterance, wake: (keyword: String, score: Float)?, followUp: Bool, session id: Int,
+                          epoch: Int) async {
         defer { endSession(id) }
         let asked = Date()
         var clock = ContinuousClock.now
@@ -296,11 +308,25 @@ actor Conversation {
             // A wake word (or stop) meanwhile cancelled the question, and the recogniser failed
             // because of that: nothing went wrong, and the new question must not get an apology.
             guard isCurrent(id) else { return }
+            if followUp {  // nobody asked anything: no apology
+                logger.notice("speech after the answer could not be transcribed: \(error.description)")
+                return
+            }
             emit(.error(stage: .transcribe, message: error.description))
             await reply("Sorry, I could not make out what you said.", epoch: epoch)
             return
         }
         guard isCurrent(id) else { return }
+        let intent: VoiceIntent
+        if followUp {
+            guard let rating = parts.phrases.rating(of: text) else {
+                logger.debug("heard after the answer, without the wake word, and not a rating: dropped \"\(text)\"")
+                return
+            }
+            intent = .rate(rating)
+        } else {
+            intent = parts.phrases.intent(of: text, sinceLastAnswer: lastAnswer.map { (ContinuousClock.now - $0.ended) / .seconds(1) })
+        }
         var exchange = Exchange(time: asked, source: .voice, wakeWord: wake?.keyword, wakeScore: wake.map { Double($0.score) },
                                 question: text, answer: "", origin: .local,
                                 timings: Exchange.Timings(recording: Int(utterance.duration * 1000),
@@ -314,7 +340,7 @@ actor Conversation {
         let steps: [SUSIStep]
         var answered: AnsweredQuestion?
         var rated: (AnsweredQuestion, SUSIRating)?
-        switch parts.phrases.intent(of: text, sinceLastAnswer: lastAnswer.map { (ContinuousClock.now - $0.ended) / .seconds(1) }) {
+        switch intent {
         case .help:
             var randomness = SystemRandomNumberGenerator()
             steps = await parts.local.help(using: &randomness)
@@ -360,6 +386,9 @@ actor Conversation {
         if var answered {
             answered.exchangeID = recorded?.id
             lastAnswer = (answered, ContinuousClock.now)
+            // The answer has ended: a rating may follow without the wake word. Not after one a
+            // wake word cut short, whose question the listener may be hearing already.
+            if isCurrent(id) { listener.openFollowUp() }
         }
         if let (answer, rating) = rated, let exchangeID = answer.exchangeID {
             await history?.rate(exchange: exchangeID, Exchange.Rating(rating))

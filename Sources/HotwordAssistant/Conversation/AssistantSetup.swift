@@ -28,7 +28,8 @@ struct ListenerSettings {
             keywords: configuration.keywordSettings(for: models.flatMap(\.keywords)),
             ownSoundSensitivity: configuration.wake.speakingSensitivity,
             ownSoundTail: UInt64(max(0, configuration.wake.echoTailMilliseconds * AudioFormat.sampleRate / 1000)),
-            recording: configuration.recording)
+            recording: configuration.recording,
+            followUp: UInt64(configuration.phrases.followUpWindowSeconds * Double(AudioFormat.sampleRate)))
         do throws(DetectorError) {
             hearing = try Hearing(models: models, settings: settings, audio: ring, ownSound: ownOutput)
         } catch {

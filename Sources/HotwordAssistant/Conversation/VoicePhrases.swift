@@ -14,7 +14,8 @@ enum VoiceIntent: Sendable, Equatable {
 /// `negative_phrases`) from questions. A phrase matches when the transcript is the same words:
 /// case, punctuation and spacing do not count. A rating phrase counts only within
 /// `feedbackWindowSeconds` after an answer ended; later it is a question like any other (SUSI
-/// has answers to "thank you" too).
+/// has answers to "thank you" too). In the follow-up window right after an answer, heard without
+/// the wake word, only a rating phrase counts (`rating(of:)`).
 struct VoicePhrases: Sendable {
     private let help: Set<String>
     private let positive: Set<String>
@@ -32,10 +33,17 @@ struct VoicePhrases: Sendable {
     func intent(of transcript: String, sinceLastAnswer: Double?) -> VoiceIntent {
         let words = Self.words(transcript)
         if help.contains(words) { return .help }
-        guard let sinceLastAnswer, sinceLastAnswer <= feedbackWindowSeconds else { return .ask }
-        if positive.contains(words) { return .rate(.positive) }
-        if negative.contains(words) { return .rate(.negative) }
-        return .ask
+        guard let sinceLastAnswer, sinceLastAnswer <= feedbackWindowSeconds, let rating = rating(of: transcript) else { return .ask }
+        return .rate(rating)
+    }
+
+    /// The rating `transcript` is, if it is a rating phrase; for speech heard without the wake
+    /// word in the follow-up window, which lies within the feedback window.
+    func rating(of transcript: String) -> SUSIRating? {
+        let words = Self.words(transcript)
+        if positive.contains(words) { return .positive }
+        if negative.contains(words) { return .negative }
+        return nil
     }
 
     /// Lower-case words, apostrophes kept ("that's"), everything else a separator.

@@ -12,6 +12,8 @@ import Synchronization
 ///
 /// A reload (`replace(_:)`) hands new settings to the listener thread, which takes them up
 /// between two periods while no question is being recorded; capture and the ring never stop.
+/// When an answer has ended, `openFollowUp()` asks the listener thread to open the hearing's
+/// follow-up window, which it does before the next period it hears (the hearing stays on its thread).
 /// With a service watchdog the listener thread itself sends the pings, so a stuck loop stops them.
 final class Listener: Sendable {
     private let source: any AudioSource
@@ -23,6 +25,8 @@ final class Listener: Sendable {
     /// False while detections are to be ignored (busy, with barge-in off).
     private let wakeEnabled = Atomic(true)
     private let stopping = Atomic(false)
+    /// Set when an answer has ended, until the listener thread opens the follow-up window.
+    private let followUpRequested = Atomic(false)
     /// The settings the listener thread starts with, then those of a reload until it takes them up.
     private let pending: Mutex<ListenerSettings?>
     private let watchdog: ServiceNotifier?
@@ -68,6 +72,12 @@ final class Listener: Sendable {
     /// Whether detections start a recording (false: they are ignored, as while busy without barge-in).
     func setWakeEnabled(_ enabled: Bool) {
         wakeEnabled.store(enabled, ordering: .relaxed)
+    }
+
+    /// Opens the follow-up window (`Hearing.openFollowUp()`) from the next period the listener
+    /// thread hears: an answer has ended. Dropped if a question is being recorded by then.
+    func openFollowUp() {
+        followUpRequested.store(true, ordering: .sequentiallyConsistent)
     }
 
     /// Uses the settings `make` builds from the next period boundary at which no question is
@@ -120,6 +130,7 @@ final class Listener: Sendable {
                 }
                 let got = ring.read(into: chunk)
                 guard got.count > 0 else { break }
+                if followUpRequested.exchange(false, ordering: .sequentiallyConsistent) { current.hearing.openFollowUp() }
                 let recordings = current.wakeRecordings
                 current.hearing.hear(UnsafeBufferPointer(rebasing: chunk[..<got.count]), at: got.start,
                                      wakeEnabled: wakeEnabled.load(ordering: .relaxed)) { handle($0, keepingWakesIn: recordings) }
@@ -139,10 +150,12 @@ final class Listener: Sendable {
         case .utterance(_, let wake), .noSpeech(let wake):
             emit(event)
             recordings?.keep(wake, from: ring)
+        case .followUpClosed(let position):
+            logger.debug("follow-up window closed at \(Double(position) / Double(AudioFormat.sampleRate)) s: nobody spoke")
         case .audioLost(let samples):
             logger.warning("the listener fell behind: \(Double(samples) / Double(AudioFormat.sampleRate)) s of audio lost")
             emit(event)
-        case .wake, .speechStarted:
+        case .wake, .speechStarted, .followUp:
             emit(event)
         }
     }

@@ -16,7 +16,14 @@
 /// keyword's sensitivity is lowered to `ownSoundSensitivity`, and a detection while its own
 /// voice says a wake word is ignored.
 ///
-/// Buffers are allocated in `init`; `hear` allocates nothing but a finished question.
+/// After an answer, `openFollowUp()` opens a follow-up window of `Settings.followUp` samples
+/// at the next sample: the detector goes on hearing every sample, and the recorder waits for
+/// speech without a wake word. Speech in the window is recorded to its end (`.followUp`);
+/// nobody speaking closes it by the sample clock (`.followUpClosed`). A wake word in it is
+/// heard as at any time, and its question replaces the follow-up recording (which most likely
+/// heard the wake word's own start).
+///
+/// Buffers are allocated in `init`; `hear` allocates nothing but a finished question (or follow-up).
 public final class Hearing {
     public struct Settings: Sendable, Equatable {
         /// Per keyword, as for `Detector`: whatever is not set keeps the model's default.
@@ -30,15 +37,19 @@ public final class Hearing {
         /// The least audio between two reports of lost audio, in samples: a machine that stays
         /// overloaded is reported now and then, not at every gap.
         public var lossReportInterval: UInt64
+        /// How long the follow-up window after an answer waits for speech without a wake word,
+        /// in samples (0: it never opens); at most the recording's maximum length.
+        public var followUp: UInt64
 
         public init(keywords: [String: KeywordSettings] = [:], ownSoundSensitivity: Float = 0.2,
                     ownSoundTail: UInt64 = UInt64(AudioFormat.sampleRate / 2), recording: RecordingSettings = RecordingSettings(),
-                    lossReportInterval: UInt64 = UInt64(5 * AudioFormat.sampleRate)) {
+                    lossReportInterval: UInt64 = UInt64(5 * AudioFormat.sampleRate), followUp: UInt64 = 0) {
             self.keywords = keywords
             self.ownSoundSensitivity = ownSoundSensitivity
             self.ownSoundTail = ownSoundTail
             self.recording = recording
             self.lossReportInterval = lossReportInterval
+            self.followUp = followUp
         }
     }
 
@@ -65,6 +76,8 @@ public final class Hearing {
     private var detectorOrigin: UInt64 = 0
     private var wake: (keyword: String, position: UInt64) = ("", 0)
     private var speechStartReported = false
+    /// Whether the recorder is recording in a follow-up window rather than a question.
+    private var followingUp = false
     private var ownSoundThresholds = false
     private var unreportedLoss: UInt64 = 0
     private var lossReported: UInt64?
@@ -99,7 +112,7 @@ public final class Hearing {
 
     public var keywords: [String] { detector.keywords }
 
-    /// Whether a question is being recorded (new settings wait for its end).
+    /// Whether a question is being recorded or a follow-up window is open (new settings wait for its end).
     public var isRecording: Bool { recorder.isRecording }
 
     /// Hears the next chunk of the stream, which starts at `position` (after a gap when that is
@@ -113,9 +126,18 @@ public final class Hearing {
         while offset < samples.count {
             let rest = UnsafeBufferPointer(rebasing: samples[offset...])
             let at = position + UInt64(offset)
-            offset += recorder.isRecording ? record(rest, at: at, emit) : detect(rest, at: at, wakeEnabled: wakeEnabled, emit)
+            offset += !recorder.isRecording ? detect(rest, at: at, wakeEnabled: wakeEnabled, emit)
+                : followingUp ? followUp(rest, at: at, wakeEnabled: wakeEnabled, emit) : record(rest, at: at, emit)
         }
         if unreportedLoss > 0 { reportLoss(emit) }
+    }
+
+    /// Opens the follow-up window at `nextPosition` (the answer has ended). Nothing happens while
+    /// a question is being recorded (a wake word came first) or a window is open, nor with `followUp` 0.
+    public func openFollowUp() {
+        guard settings.followUp > 0, !recorder.isRecording else { return }
+        recorder.start(preRoll: UnsafeBufferPointer(rebasing: preRoll[..<0]), noSpeechTimeout: Int(settings.followUp))
+        followingUp = true
     }
 
     /// Continues the stream of `previous` (which is not recording) with these settings: the same
@@ -135,6 +157,7 @@ public final class Hearing {
     public func finish(_ emit: (HearingEvent) -> Void) {
         if unreportedLoss > 0 { reportLoss(emit, evenIfEarly: true) }
         recorder.cancel()
+        followingUp = false
     }
 
     // MARK: Detecting
@@ -143,22 +166,34 @@ public final class Hearing {
     private func detect(_ samples: UnsafeBufferPointer<Float>, at position: UInt64, wakeEnabled: Bool,
                         _ emit: (HearingEvent) -> Void) -> Int {
         recorder.listen(samples)
+        guard let wakeWord = wakeWord(in: samples, at: position, wakeEnabled: wakeEnabled, emit) else { return samples.count }
+        startQuestion(after: wakeWord.detection, at: wakeWord.position, emit)
+        return Int(wakeWord.position - position)
+    }
+
+    /// Feeds the detector all of `samples`; returns the wake word to answer and the sample it was
+    /// detected at, if any (none while waking is off; the assistant's own is reported, not answered).
+    private func wakeWord(in samples: UnsafeBufferPointer<Float>, at position: UInt64, wakeEnabled: Bool,
+                          _ emit: (HearingEvent) -> Void) -> (detection: Detection, position: UInt64)? {
         let end = position + UInt64(samples.count)
         let own = ownSound.strongest(in: position..<end, tail: settings.ownSoundTail)
         raiseThresholds(own != nil, emit)
-        guard let detection = detector.process(samples).first, wakeEnabled else { return samples.count }
+        guard let detection = detector.process(samples).first, wakeEnabled else { return nil }
         guard own != .wakeWordSpeech else {
             emit(.ownWakeWord(detection))
-            return samples.count
+            return nil
         }
         let offset = UInt64((detection.time * Double(AudioFormat.sampleRate)).rounded())
-        let detected = min(max(detectorOrigin + offset, position), end)
+        return (detection, min(max(detectorOrigin + offset, position), end))
+    }
+
+    /// Starts recording the question after the wake word detected at `detected`.
+    private func startQuestion(after detection: Detection, at detected: UInt64, _ emit: (HearingEvent) -> Void) {
         emit(.wake(detection, position: detected))
         wake = (detection.keyword, detected)
         let kept = audio.readLast(recorder.preRollSamples, endingAt: detected, into: preRoll)
         recorder.start(preRoll: UnsafeBufferPointer(rebasing: preRoll[..<kept.count]))
         speechStartReported = false
-        return Int(detected - position)
     }
 
     /// Restarts the detector at the latest of `origin` and what fits its warm-up before `end`,
@@ -188,9 +223,7 @@ public final class Hearing {
     /// Feeds the recorder; returns how much of `samples` belongs to the question: all, or up to its end.
     private func record(_ samples: UnsafeBufferPointer<Float>, at position: UInt64, _ emit: (HearingEvent) -> Void) -> Int {
         guard !samples.isEmpty else { return 0 }
-        let end = position + UInt64(samples.count)
-        let heard = ownSound.strongest(in: position..<end, tail: Self.roomEchoTail) != nil
-        switch recorder.record(samples, ownOutput: heard) {
+        switch recorder.record(samples, ownOutput: ownSoundHeard(samples, at: position)) {
         case .recording:
             return samples.count
         case .speechStarted:
@@ -210,6 +243,11 @@ public final class Hearing {
         }
     }
 
+    /// Whether `samples` at `position` may hold the assistant's own sound, for voice activity.
+    private func ownSoundHeard(_ samples: UnsafeBufferPointer<Float>, at position: UInt64) -> Bool {
+        ownSound.strongest(in: position..<(position + UInt64(samples.count)), tail: Self.roomEchoTail) != nil
+    }
+
     private func reportSpeechStart(_ emit: (HearingEvent) -> Void) {
         guard !speechStartReported, let offset = recorder.speechStartAfterDetection else { return }
         speechStartReported = true
@@ -223,12 +261,55 @@ public final class Hearing {
         return WakeAudio(keyword: wake.keyword, detection: wake.position, positions: (wake.position - min(wake.position, lead))..<end)
     }
 
+    // MARK: Following up
+
+    /// Hears a chunk in the follow-up window: the detector as between questions, the recorder as
+    /// during one. Returns how much it took: all, or up to a wake word (whose question ends the window).
+    private func followUp(_ samples: UnsafeBufferPointer<Float>, at position: UInt64, wakeEnabled: Bool,
+                          _ emit: (HearingEvent) -> Void) -> Int {
+        let wakeWord = wakeWord(in: samples, at: position, wakeEnabled: wakeEnabled, emit)
+        let heard = wakeWord.map { Int($0.position - position) } ?? samples.count
+        recordFollowUp(UnsafeBufferPointer(rebasing: samples[..<heard]), at: position, emit)
+        guard let wakeWord else { return samples.count }
+        if followingUp {
+            recorder.cancel()
+            followingUp = false
+        }
+        startQuestion(after: wakeWord.detection, at: wakeWord.position, emit)
+        return heard
+    }
+
+    /// Records audio of the window until the speech in it ends or its time runs out; after
+    /// that, the voice-activity detector only tracks the background. The detector has heard it all.
+    private func recordFollowUp(_ samples: UnsafeBufferPointer<Float>, at position: UInt64, _ emit: (HearingEvent) -> Void) {
+        guard !samples.isEmpty else { return }
+        let consumed: Int
+        switch recorder.record(samples, ownOutput: ownSoundHeard(samples, at: position)) {
+        case .recording, .speechStarted:
+            return
+        case .finished(let utterance, let taken):
+            emit(.followUp(utterance))
+            consumed = taken
+        case .noSpeech(let taken):
+            emit(.followUpClosed(position: position + UInt64(taken)))
+            consumed = taken
+        }
+        followingUp = false
+        recorder.listen(UnsafeBufferPointer(rebasing: samples[consumed...]))
+    }
+
     // MARK: Lost audio
 
     /// Audio from `nextPosition` to `position` was lost.
     private func skipGap(to position: UInt64, _ emit: (HearingEvent) -> Void) {
         unreportedLoss += position - nextPosition
         reportLoss(emit)
+        // A follow-up window ends: what was said in it is incomplete.
+        if followingUp {
+            recorder.cancel()
+            followingUp = false
+            emit(.followUpClosed(position: nextPosition))
+        }
         // A question keeps its timing: the lost stretch becomes silence.
         var at = nextPosition
         while at < position, recorder.isRecording {

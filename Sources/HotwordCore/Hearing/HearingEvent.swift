@@ -10,6 +10,12 @@ public enum HearingEvent: Sendable, Equatable {
     case utterance(Utterance, wake: WakeAudio)
     /// Nobody spoke after the wake word.
     case noSpeech(wake: WakeAudio)
+    /// Speech heard in the follow-up window after an answer (`Hearing.openFollowUp()`), without
+    /// a wake word, complete: not a question, only perhaps a rating of the answer.
+    case followUp(Utterance)
+    /// The follow-up window closed at `position` with nobody speaking (its time ran out, or
+    /// audio was lost).
+    case followUpClosed(position: UInt64)
     /// This much audio was lost before it was heard (whoever fills the stream lapped whoever
     /// reads it): reported at once, then at most once per `Hearing.Settings.lossReportInterval`.
     case audioLost(samples: UInt64)

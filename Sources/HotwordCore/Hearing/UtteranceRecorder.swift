@@ -56,6 +56,8 @@ public final class UtteranceRecorder {
     private let preRollCapacity: Int
     private let maxLengthSamples: Int
     private let noSpeechSamples: Int
+    /// How long the recording under way waits for speech: `noSpeechSamples`, or what `start` was given.
+    private var noSpeechLimit: Int
     private let trailingSilenceFrames: Int
     private let minimumSpeechFrames: Int
 
@@ -80,6 +82,7 @@ public final class UtteranceRecorder {
         preRollCapacity = Int((settings.preRollSeconds * rate).rounded())
         maxLengthSamples = Int((settings.maxLengthSeconds * rate).rounded())
         noSpeechSamples = Int((settings.noSpeechTimeoutSeconds * rate).rounded())
+        noSpeechLimit = noSpeechSamples
         let frameSeconds = Double(VoiceActivityDetector.frameLength) / rate
         trailingSilenceFrames = max(1, Int((settings.trailingSilenceSeconds / frameSeconds).rounded()))
         minimumSpeechFrames = max(1, Int((settings.minimumSpeechSeconds / frameSeconds).rounded()))
@@ -106,8 +109,10 @@ public final class UtteranceRecorder {
     }
 
     /// Starts an utterance at a detection. `preRoll` is the audio just before it (its last
-    /// `preRollSamples` are kept).
-    public func start(preRoll: UnsafeBufferPointer<Float>) {
+    /// `preRollSamples` are kept). `noSpeechTimeout` (samples, at most the maximum length)
+    /// replaces the settings' for this recording: how long a follow-up window waits.
+    public func start(preRoll: UnsafeBufferPointer<Float>, noSpeechTimeout: Int? = nil) {
+        noSpeechLimit = noSpeechTimeout.map { min($0, maxLengthSamples) } ?? noSpeechSamples
         let kept = min(preRoll.count, preRollCapacity)
         _ = UnsafeMutableBufferPointer(rebasing: storage[0..<kept])
             .initialize(from: UnsafeBufferPointer(rebasing: preRoll[(preRoll.count - kept)...]))
@@ -156,8 +161,8 @@ public final class UtteranceRecorder {
         }
         count += taken.count
         let sinceDetection = count - preRollCount
-        if speechStart == nil, sinceDetection >= noSpeechSamples {
-            let consumed = taken.count - (sinceDetection - noSpeechSamples)
+        if speechStart == nil, sinceDetection >= noSpeechLimit {
+            let consumed = taken.count - (sinceDetection - noSpeechLimit)
             isRecording = false
             return .noSpeech(consumed: consumed)
         }
