@@ -34,6 +34,8 @@ public struct KeywordCheck: Sendable {
 
     /// The most pronunciation combinations spotted at once (they multiply across words).
     static let maximumKeyphrases = 16
+    /// The most clips one pocketsphinx process decodes (a few seconds each: well within its timeout).
+    static let clipsPerProcess = 200
     /// Peak level and noise floor of the copy pocketsphinx decodes.
     static let checkPeak: Float = 0.5
     static let noiseFloorAmplitude: Float = 0.003
@@ -118,8 +120,9 @@ public struct KeywordCheck: Sendable {
             return phrase.words.joined(separator: " ") + " /" + String(format: "%.3e", threshold) + "/"
         }.joined(separator: "\n") + "\n", to: keywords)
 
-        let parts = max(1, min(jobs, ids.count))
-        let results = ParallelFor.map(parts, threads: parts) { part -> Result<Set<String>, SynthesisError> in
+        // At least `jobs` processes, and none with more clips than decode well within the subprocess timeout.
+        let parts = max(1, min(ids.count, max(jobs, (ids.count + Self.clipsPerProcess - 1) / Self.clipsPerProcess)))
+        let results = ParallelFor.map(parts, threads: max(1, min(jobs, parts))) { part -> Result<Set<String>, SynthesisError> in
             let range = (ids.count * part / parts)..<(ids.count * (part + 1) / parts)
             return Result { () throws(SynthesisError) in
                 try decode(Array(ids[range]), part: part, in: directory, dictionary: dictionary, keywords: keywords)
