@@ -59,8 +59,13 @@ let package = Package(
         .target(name: "HotwordAudio", dependencies: [
             "HotwordCore", "CALSA", "CSndFile", "CSampleRate", atomics, logging,
         ]),
+        // When pocketsphinx spots a phrase: pronunciations (CMU dictionary, espeak-ng) and the one
+        // rule both the training check (pocketsphinx_batch) and the run-time spotter (libpocketsphinx) apply.
+        .target(name: "HotwordSpotting", dependencies: ["HotwordCore", "HotwordChildProcess", logging]),
         // Data synthesis, augmentation, training, evaluation and tuning.
-        .target(name: "HotwordTraining", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordChildProcess", "CBLAS", logging]),
+        .target(name: "HotwordTraining", dependencies: [
+            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordChildProcess", "HotwordSpotting", "CBLAS", logging,
+        ]),
         // The Wyoming protocol (Home Assistant, Rhasspy): event framing, per-connection wake-word
         // sessions (pure: events in, events out), and a thin POSIX socket server.
         .target(name: "HotwordWyoming", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordChildProcess", logging]),
@@ -77,10 +82,10 @@ let package = Package(
         // The assistant and `ask` write into it; the command line reads it.
         .target(name: "HotwordHistory", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
         // The voice assistant, a folder per concern: listen loop, conversation, sound output, speech
-        // to text, text to speech, the engines both use, configuration, systemd service.
+        // to text, phrase spotting, text to speech, the engines both use, configuration, systemd service.
         .target(name: "HotwordAssistant", dependencies: [
             "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "HotwordSUSI", "HotwordJSON", "HotwordTOML", "HotwordHistory",
-            "HotwordChildProcess", "CPocketSphinx", "CEspeakNG", "CMalloc", atomics, logging,
+            "HotwordChildProcess", "HotwordSpotting", "CPocketSphinx", "CEspeakNG", "CMalloc", atomics, logging,
         ]),
         // Public training corpora: the catalogue, downloads resumed and verified (over HotwordSUSI's
         // HTTP client), archives unpacked into the folders `train` reads.
@@ -100,9 +105,10 @@ let package = Package(
         .testTarget(name: "HotwordCoreTests", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "HotwordAudioTests", dependencies: ["HotwordAudio", "HotwordCore", "HotwordTestSupport"]),
-        .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordTestSupport"]),
+        .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordSpotting", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordSUSI", "HotwordAudio", "HotwordWyoming",
-                                                           "HotwordTOML", "HotwordJSON", "HotwordChildProcess", "HotwordTestSupport", atomics, logging]),
+                                                           "HotwordTOML", "HotwordJSON", "HotwordChildProcess", "HotwordSpotting",
+                                                           "HotwordTraining", "HotwordTestSupport", atomics, logging]),
         .testTarget(name: "HotwordSUSITests", dependencies: ["HotwordSUSI", "HotwordTestSupport", logging]),
         .testTarget(name: "HotwordHistoryTests", dependencies: ["HotwordHistory", "HotwordTestSupport", "hotword-history-writer",
                                                          .product(name: "GRDB", package: "GRDB.swift")]),

@@ -1,4 +1,4 @@
-import HotwordTraining
+import HotwordCore
 import Testing
 
 @Suite struct SeededRandomTests {

@@ -185,7 +185,7 @@ struct SynthesizerTests {
         options.engines = [.flite]
         options.searchPath = folder.path
         let error = #expect(throws: SynthesisError.self) { try Synthesizer(options: options).run() }
-        guard case .unpronounceable(let word, let reason) = error else {
+        guard case .pronunciation(.unpronounceable(let word, let reason)) = error else {
             Issue.record("expected unpronounceable, got \(String(describing: error))")
             return
         }

@@ -20,6 +20,15 @@ final class EngineQueue: Sendable {
         return try result.get()
     }
 
+    /// Runs `work` on the queue after every job submitted before it, blocking the calling thread
+    /// until it is done: for callers on threads of their own (a command, the listener thread).
+    /// Never call it from the queue itself (it would wait for itself) nor from Swift's
+    /// cooperative pool (blocking its few threads).
+    func runBlocking<Value, Failure: Error>(_ work: () throws(Failure) -> Value) throws(Failure) -> Value {
+        let result: Result<Value, Failure> = queue.sync { Result(catching: work) }
+        return try result.get()
+    }
+
     /// Queues `work` without waiting for it (safe from any thread, the queue's own included).
     func enqueue(_ work: @escaping @Sendable () -> Void) {
         queue.async(execute: work)

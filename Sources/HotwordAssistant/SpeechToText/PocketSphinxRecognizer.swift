@@ -28,22 +28,25 @@ public struct PocketSphinxConfiguration: Sendable, Equatable {
         self.logFile = logFile
     }
 
-    /// The command-line style arguments pocketsphinx is configured with.
+    /// The command-line style arguments the recogniser's decoder is configured with (and `-logfn`).
     var arguments: [String] {
-        ["-hmm", acousticModel, "-lm", languageModel, "-dict", dictionary, "-logfn", logFile ?? "/dev/null"]
+        ["-hmm", acousticModel, "-lm", languageModel, "-dict", dictionary]
+    }
+
+    /// The acoustic model's role and path, for checking it is there before pocketsphinx loads it.
+    var acousticModelFile: (role: String, path: String) {
+        ("acoustic model (mdef in the -hmm folder)", acousticModel + "/mdef")
     }
 }
 
 /// The embedded offline recogniser: CMU pocketsphinx (Debian's 0.8 / 5prealpha library).
 ///
 /// The decoder is created once (loading the models takes about a second) and reused for every
-/// utterance. pocketsphinx is not thread-safe — a decoder has no locking and the log is one
-/// process-wide file handle — so all pocketsphinx work of the process (creating, decoding,
-/// freeing) is confined to one serial queue: concurrent `transcribe` calls are decoded one
-/// after the other.
+/// utterance. All its work runs on pocketsphinx's one serial queue (`PocketSphinxEngine`):
+/// concurrent `transcribe` calls are decoded one after the other.
 public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable {
     // @unchecked: `decoder` and `pcmChunk` are only touched on `engine`, a serial queue.
-    private static let engine = EngineQueue(label: "hotword.pocketsphinx")
+    private static let engine = PocketSphinxEngine.queue
     private let decoder: OpaquePointer
     /// The model's initial cepstral mean (-cmninit), restored before every utterance.
     private let initialCepstralMean: [mfcc_t]
@@ -71,9 +74,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
     }
 
     deinit {
-        // Queued, not waited for: the last reference may be dropped on the queue itself.
-        let decoder = SendableDecoder(pointer: decoder)
-        Self.engine.enqueue { _ = ps_free(decoder.pointer) }
+        PocketSphinxEngine.release(decoder)
     }
 
     public func transcribe(_ samples: [Float]) async throws(SpeechToTextError) -> String {
@@ -124,44 +125,24 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
 
     /// Runs on `engine` only.
     private static func createDecoder(_ configuration: PocketSphinxConfiguration) throws(SpeechToTextError) -> OpaquePointer {
-        // pocketsphinx echoes its whole configuration while parsing arguments, before `-logfn`
-        // takes effect; route the log first so nothing reaches our stderr.
-        if let logFile = configuration.logFile {
-            guard err_set_logfile(logFile) == 0 else { throw .pocketsphinxLogNotWritable(path: logFile) }
-        } else {
-            err_set_logfp(nil)
+        do {
+            return try PocketSphinxEngine.createDecoder(arguments: configuration.arguments, logFile: configuration.logFile)
+        } catch {
+            switch error {
+            case .logNotWritable(let path): throw .pocketsphinxLogNotWritable(path: path)
+            case .rejected(let arguments): throw .pocketsphinxInitializationFailed(arguments: arguments)
+            }
         }
-        let arguments = configuration.arguments
-        guard let config = parse(arguments) else {
-            throw .pocketsphinxInitializationFailed(arguments: arguments)
-        }
-        defer { cmd_ln_free_r(config) }
-        guard let decoder = ps_init(config) else {
-            throw .pocketsphinxInitializationFailed(arguments: arguments)
-        }
-        return decoder
     }
 
     private static func checkModels(_ configuration: PocketSphinxConfiguration) throws(SpeechToTextError) {
         let required = [
-            ("acoustic model (mdef in the -hmm folder)", configuration.acousticModel + "/mdef"),
+            configuration.acousticModelFile,
             ("language model", configuration.languageModel),
             ("dictionary", configuration.dictionary),
         ]
-        for (role, path) in required where !FileManager.default.isReadableFile(atPath: path) {
-            throw .pocketsphinxModelMissing(role: role, path: path)
+        if let missing = PocketSphinxEngine.firstMissing(required) {
+            throw .pocketsphinxModelMissing(role: missing.role, path: missing.path)
         }
     }
-
-    /// pocketsphinx's configuration object for `arguments` (name/value pairs), or nil if rejected.
-    private static func parse(_ arguments: [String]) -> OpaquePointer? {
-        var argv = arguments.map { strdup($0) }
-        defer { argv.forEach { free($0) } }
-        return cmd_ln_parse_r(nil, ps_args(), Int32(argv.count), &argv, 1)
-    }
-}
-
-/// Carries the decoder pointer between the caller and the queue that creates and frees it.
-private struct SendableDecoder: @unchecked Sendable {  // @unchecked: only dereferenced on the engine queue
-    let pointer: OpaquePointer
 }

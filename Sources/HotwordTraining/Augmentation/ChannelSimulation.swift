@@ -1,4 +1,5 @@
 import Foundation
+import HotwordCore
 
 /// A second-order IIR section (direct form I), with coefficients from R. Bristow-Johnson's
 /// "Cookbook formulae for audio EQ biquad filter coefficients".

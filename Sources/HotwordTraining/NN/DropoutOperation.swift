@@ -1,3 +1,5 @@
+import HotwordCore
+
 /// Inverted dropout: in training each value is zeroed with probability `rate` and the rest scaled
 /// by 1/(1 − rate); evaluation passes values through. The mask of element e in training pass r
 /// is a hash of (seed, r, e), so it is reproducible and needs no sequential generator.

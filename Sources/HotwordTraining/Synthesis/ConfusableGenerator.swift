@@ -1,4 +1,5 @@
 import Foundation
+import HotwordSpotting
 import Logging
 
 /// A text that sounds close to the wake phrase but is not it, and the rule that made it.
@@ -46,8 +47,7 @@ public struct ConfusableGenerator: Sendable {
 
     /// With espeak-ng's phonemes for homophone and distance filtering (spelling only without espeak-ng).
     public init(maximumCount: Int = 40, maximumDistance: Double = 0.75, searchPath: String?) {
-        let subprocess = Subprocess(searchPath: searchPath)
-        let pronouncer = Pronouncer(dictionary: nil, espeak: subprocess.locate("espeak-ng"), subprocess: subprocess)
+        let pronouncer = Pronouncer(dictionary: nil, searchPath: searchPath)
         self.init(maximumCount: maximumCount, maximumDistance: maximumDistance,
                   pronouncer: pronouncer.espeak == nil ? nil : pronouncer)
     }
@@ -62,7 +62,7 @@ public struct ConfusableGenerator: Sendable {
         let phrase = Phrase.normalised(phrase)
         let words = phrase.split(separator: " ").map(String.init)
         guard !words.isEmpty else { throw .emptyPhrase(phrase) }
-        let targetReading = try pronouncer?.espeakReading(phrase)
+        let targetReading = try reading(phrase)
         let target = targetReading.flatMap { Pronouncer.arpabet(fromEspeak: $0, text: phrase, logger: logger) }
 
         var seen: Set<String> = [phrase]
@@ -72,7 +72,7 @@ public struct ConfusableGenerator: Sendable {
                 let text = Phrase.normalised(raw)
                 guard !text.isEmpty, seen.insert(text).inserted, !" \(text) ".contains(" \(phrase) ") else { continue }
                 var distance: Double?
-                if let target, let reading = try pronouncer?.espeakReading(text),
+                if let target, let reading = try reading(text),
                    let spoken = Pronouncer.arpabet(fromEspeak: reading, text: text, logger: logger) {
                     guard reading != targetReading, !(spoken.count > target.count && spoken.containsSequence(target)) else { continue }
                     let edits = Double(editDistance(spoken, target)) / Double(max(target.count, 1))
@@ -87,6 +87,15 @@ public struct ConfusableGenerator: Sendable {
                 < (rhs.preference, rhs.candidate.distance ?? 0, rhs.candidate.text)
         }
         return kept.prefix(maximumCount).map(\.candidate)
+    }
+
+    /// espeak-ng's reading of `text`, or nil without espeak-ng.
+    private func reading(_ text: String) throws(SynthesisError) -> String? {
+        do {
+            return try pronouncer?.espeakReading(text)
+        } catch {
+            throw .pronunciation(error)
+        }
     }
 
     /// Every rule's candidates for the phrase's words, in order of preference.
@@ -253,17 +262,6 @@ public struct ConfusableGenerator: Sendable {
         guard groups.count >= 2 else { return nil }
         let start = groups[1].lowerBound - 1 >= groups[0].upperBound ? groups[1].lowerBound - 1 : groups[1].lowerBound
         return letters.count - start >= 2 ? String(letters[start...]) : nil
-    }
-}
-
-/// Phrases as the engines get them: lower case, letters, digits and apostrophes, single spaces.
-enum Phrase {
-    static func normalised(_ text: String) -> String {
-        let kept = text.lowercased().map { character -> Character in
-            character.isLetter || character.isNumber || character == "'" ? character : " "
-        }
-        return String(kept).split(separator: " ").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "'")) }
-            .filter { !$0.isEmpty }.joined(separator: " ")
     }
 }
 

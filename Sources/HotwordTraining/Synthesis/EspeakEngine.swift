@@ -1,4 +1,5 @@
 import Foundation
+import HotwordChildProcess
 
 /// espeak-ng: formant synthesis, eight English accents, about a hundred voice variants (male,
 /// female, old, whispering, croaking, Klatt...) and many other languages.
@@ -41,15 +42,17 @@ struct EspeakEngine: SpeechEngine {
         let words = Int((175 * style.rate).rounded()).clamped(to: 80...450)
         let pitch = Int((50 + 70 * log2(style.pitch)).rounded()).clamped(to: 0...99)
         let output = scratch.appendingPathComponent("espeak.wav")
-        try subprocess.run(executable, ["-v", voice.name, "-s", String(words), "-p", String(pitch),
-                                        "-w", output.path, "-f", writeText(text, in: scratch).path])
+        let textFile = try writeText(text, in: scratch)
+        try SynthesisError.reporting { () throws(ProgramFailure) in
+            try subprocess.run(executable, ["-v", voice.name, "-s", String(words), "-p", String(pitch), "-w", output.path, "-f", textFile.path])
+        }
         return try readOutput(output)
     }
 
     /// The rows of `espeak-ng --voices…`: language and voice file (columns 2 and 5). Variant files
     /// whose names contain a space cannot be told apart from the next column and are left out.
     private func listing(_ option: String) throws(SynthesisError) -> [(language: String, file: String)] {
-        let text = try subprocess.run(executable, [option]).standardOutput
+        let text = try SynthesisError.reporting { () throws(ProgramFailure) in try subprocess.run(executable, [option]) }.standardOutput
         return text.split(separator: "\n").dropFirst().compactMap { line in
             let fields = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
             guard fields.count >= 5, fields.count == 5 || fields[5].hasPrefix("(") else { return nil }

@@ -1,4 +1,5 @@
 import Foundation
+import HotwordChildProcess
 
 /// The Festival Speech Synthesis System: diphone voices (kal_diphone, ked_diphone) and HMM voices
 /// (cmu_us_slt_arctic_hts), listed by `festival` and rendered by its `text2wave` script.
@@ -9,7 +10,7 @@ struct FestivalEngine: SpeechEngine {
     let subprocess: Subprocess
 
     func voices() throws(SynthesisError) -> [Voice] {
-        let text = try subprocess.run(festival, ["--batch", "(print (voice.list))"]).standardOutput
+        let text = try SynthesisError.reporting { () throws(ProgramFailure) in try subprocess.run(festival, ["--batch", "(print (voice.list))"]) }.standardOutput
         return text.split(whereSeparator: { $0.isWhitespace || $0 == "(" || $0 == ")" }).map(String.init)
             .filter(Self.isVoiceName)
             .map { Voice(engine: kind, name: $0, language: "en") }
@@ -26,8 +27,10 @@ struct FestivalEngine: SpeechEngine {
             ? "(set! hts_engine_params (append hts_engine_params (list (list \"-r\" \(String(format: "%.4f", tempo))))))"
             : "(Parameter.set 'Duration_Stretch \(String(format: "%.4f", 1 / tempo)))"
         let output = scratch.appendingPathComponent("festival.wav")
-        try subprocess.run(text2wave, ["-o", output.path, "-eval", "(voice_\(voice.name))", "-eval", rate,
-                                       writeText(text, in: scratch).path])
+        let textFile = try writeText(text, in: scratch)
+        try SynthesisError.reporting { () throws(ProgramFailure) in
+            try subprocess.run(text2wave, ["-o", output.path, "-eval", "(voice_\(voice.name))", "-eval", rate, textFile.path])
+        }
         return try readOutput(output, pitch: style.pitch)
     }
 

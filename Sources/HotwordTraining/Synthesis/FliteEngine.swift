@@ -1,4 +1,5 @@
 import Foundation
+import HotwordChildProcess
 
 /// flite (CMU's small festival): diphone (kal, 8 kHz) and clustergen voices (kal16, awb, rms, slt).
 struct FliteEngine: SpeechEngine {
@@ -8,7 +9,7 @@ struct FliteEngine: SpeechEngine {
 
     /// The voices `flite -lv` lists, except limited-domain ones (awb_time only speaks the time).
     func voices() throws(SynthesisError) -> [Voice] {
-        let text = try subprocess.run(executable, ["-lv"]).standardOutput
+        let text = try SynthesisError.reporting { () throws(ProgramFailure) in try subprocess.run(executable, ["-lv"]) }.standardOutput
         guard let list = text.split(separator: ":", maxSplits: 1).last else { return [] }
         return list.split(whereSeparator: \.isWhitespace).map(String.init)
             .filter { !$0.hasSuffix("_time") }
@@ -20,8 +21,11 @@ struct FliteEngine: SpeechEngine {
     func render(_ text: String, voice: Voice, style: SpeakingStyle, scratch: URL) throws(SynthesisError) -> [Float] {
         let output = scratch.appendingPathComponent("flite.wav")
         let stretch = style.pitch / style.rate
-        try subprocess.run(executable, ["-voice", voice.name, "--setf", "duration_stretch=\(String(format: "%.4f", stretch))",
-                                        "-f", writeText(text, in: scratch).path, "-o", output.path])
+        let textFile = try writeText(text, in: scratch)
+        try SynthesisError.reporting { () throws(ProgramFailure) in
+            try subprocess.run(executable, ["-voice", voice.name, "--setf", "duration_stretch=\(String(format: "%.4f", stretch))",
+                                            "-f", textFile.path, "-o", output.path])
+        }
         return try readOutput(output, pitch: style.pitch)
     }
 }

@@ -1,79 +1,43 @@
 import Foundation
+import HotwordChildProcess
+import HotwordSpotting
 import Logging
 
 /// "Would a listener recognise the phrase in this clip?", asked of pocketsphinx: keyword spotting
-/// (`pocketsphinx_batch -kws`) with the phrase's pronunciations, over the US English model.
-///
-/// The rule: a clip passes when pocketsphinx spots any pronunciation of the phrase (CMU
-/// dictionary variants and espeak-ng's reading) with a score ratio against its phone loop of at
-/// least `thresholdPerPhone` raised to the number of phones — a per-phone threshold, so long and
-/// short phrases are judged alike. Before decoding, each clip is normalised to a fixed peak and
-/// given a faint noise floor (−55 dBFS RMS): digitally silent stretches otherwise throw
-/// pocketsphinx's cepstral mean normalisation off and it misses even clearly spoken words.
+/// (`pocketsphinx_batch -kws`) by `SpottingRule`, the rule the run-time `PhraseSpotter` applies
+/// through libpocketsphinx.
 ///
 /// The command-line program is used (not libpocketsphinx) so training does not depend on the
 /// assistant's speech module; one process decodes a whole batch of clips, loading the model once.
 public struct KeywordCheck: Sendable {
     public static let executableName = "pocketsphinx_batch"
-    /// Calibrated on TTS clips and on the real recordings in shared/data/keywords: 1e-6 per
-    /// phone keeps most clearly spoken clips and accepts none of the other keywords' clips.
-    public static let defaultThresholdPerPhone = 1e-6
-
-    /// The pseudo-words the dictionary file defines (w0p0 = first word, first pronunciation).
-    struct Keyphrase: Sendable {
-        var words: [String]
-        var phoneCount: Int
-    }
+    public static let defaultThresholdPerPhone = SpottingRule.defaultThresholdPerPhone
 
     let executable: URL
     let subprocess: Subprocess
-    let thresholdPerPhone: Double
-    let dictionaryLines: [String]
-    let keyphrases: [Keyphrase]
+    let rule: SpottingRule
     private let logger = Logger(label: "hotword.synthesis")
 
-    /// The most pronunciation combinations spotted at once (they multiply across words).
-    static let maximumKeyphrases = 16
     /// The most clips one pocketsphinx process decodes (a few seconds each: well within its timeout).
     static let clipsPerProcess = 200
-    /// Peak level and noise floor of the copy pocketsphinx decodes.
-    static let checkPeak: Float = 0.5
-    static let noiseFloorAmplitude: Float = 0.003
 
     /// A check for `phrase`: pronunciations from `dictionary` (the CMU dictionary) and espeak-ng,
     /// programs from `searchPath` (PATH by default).
     public init(phrase: String, searchPath: String? = nil, dictionary: URL? = Pronouncer.defaultDictionary,
                 thresholdPerPhone: Double = defaultThresholdPerPhone) throws(SynthesisError) {
-        let words = Phrase.normalised(phrase).split(separator: " ").map(String.init)
-        guard !words.isEmpty else { throw .emptyPhrase(phrase) }
+        guard !Phrase.words(of: phrase).isEmpty else { throw .emptyPhrase(phrase) }
         let subprocess = Subprocess(searchPath: searchPath)
         guard let executable = subprocess.locate(Self.executableName) else {
             throw .recognizerMissing(executable: Self.executableName, package: "pocketsphinx")
         }
-        let pronouncer = Pronouncer(dictionary: dictionary, espeak: subprocess.locate("espeak-ng"), subprocess: subprocess)
-        self.init(pronunciations: try pronouncer.pronunciations(of: words), executable: executable,
-                  subprocess: subprocess, thresholdPerPhone: thresholdPerPhone)
-    }
-
-    /// `pronunciations[w]` lists the ARPAbet pronunciations of word `w` of the phrase.
-    init(pronunciations: [[[String]]], executable: URL, subprocess: Subprocess,
-         thresholdPerPhone: Double = defaultThresholdPerPhone) {
+        let pronouncer = Pronouncer(dictionary: dictionary, searchPath: searchPath)
+        do {
+            rule = try SpottingRule(phrase: phrase, pronouncer: pronouncer, thresholdPerPhone: thresholdPerPhone)
+        } catch {
+            throw .pronunciation(error)
+        }
         self.executable = executable
         self.subprocess = subprocess
-        self.thresholdPerPhone = thresholdPerPhone
-        dictionaryLines = pronunciations.enumerated().flatMap { word, variants in
-            variants.enumerated().map { variant, phones in "w\(word)p\(variant) " + phones.joined(separator: " ") }
-        }
-        var combinations: [Keyphrase] = [Keyphrase(words: [], phoneCount: 0)]
-        for (word, variants) in pronunciations.enumerated() {
-            combinations = combinations.flatMap { prefix in
-                variants.enumerated().map { variant, phones in
-                    Keyphrase(words: prefix.words + ["w\(word)p\(variant)"], phoneCount: prefix.phoneCount + phones.count)
-                }
-            }
-            combinations = Array(combinations.prefix(Self.maximumKeyphrases))
-        }
-        keyphrases = combinations
     }
 
     /// Whether pocketsphinx spots the phrase in each clip (16 kHz mono), decoding in `jobs` processes.
@@ -87,17 +51,11 @@ public struct KeywordCheck: Sendable {
         return ids.map(spotted.contains)
     }
 
-    /// Writes the copy of a clip that pocketsphinx decodes: `id`.raw, 16-bit little-endian PCM,
-    /// normalised, with a noise floor seeded by `id` (so the verdict is reproducible).
+    /// Writes the copy of a clip that pocketsphinx decodes: `id`.raw, 16-bit little-endian PCM.
     func writeInput(_ samples: [Float], id: String, in directory: URL) throws(SynthesisError) {
-        let peak = samples.reduce(Float(0)) { max($0, abs($1)) }
-        let gain = peak > 0 ? Self.checkPeak / peak : 0
-        var random = SeededRandom(seed: StableHash.of(id))
         var bytes = [UInt8]()
         bytes.reserveCapacity(samples.count * 2)
-        for sample in samples {
-            let value = sample * gain + random.uniform(limit: Self.noiseFloorAmplitude)
-            let integer = Int16(clamping: Int((value * 32767).rounded()))
+        for integer in SpottingRule.decodedCopy(of: samples) {
             bytes.append(UInt8(truncatingIfNeeded: integer))
             bytes.append(UInt8(truncatingIfNeeded: integer >> 8))
         }
@@ -114,11 +72,8 @@ public struct KeywordCheck: Sendable {
         guard !ids.isEmpty else { return [] }
         let dictionary = directory.appendingPathComponent("keyword.dict")
         let keywords = directory.appendingPathComponent("keyword.kws")
-        try write(dictionaryLines.joined(separator: "\n") + "\n", to: dictionary)
-        try write(keyphrases.map { phrase in
-            let threshold = pow(thresholdPerPhone, Double(phrase.phoneCount))
-            return phrase.words.joined(separator: " ") + " /" + String(format: "%.3e", threshold) + "/"
-        }.joined(separator: "\n") + "\n", to: keywords)
+        try write(rule.dictionaryFile, to: dictionary)
+        try write(rule.keyphraseFile, to: keywords)
 
         // At least `jobs` processes, and none with more clips than decode well within the subprocess timeout.
         let parts = max(1, min(ids.count, max(jobs, (ids.count + Self.clipsPerProcess - 1) / Self.clipsPerProcess)))
@@ -139,11 +94,13 @@ public struct KeywordCheck: Sendable {
         let hypotheses = directory.appendingPathComponent("part\(part).hyp")
         let log = directory.appendingPathComponent("part\(part).log")
         try write(ids.joined(separator: "\n") + "\n", to: control)
-        try subprocess.run(executable, [
-            "-adcin", "yes", "-adchdr", "0", "-cepdir", directory.path, "-cepext", ".raw",
-            "-ctl", control.path, "-dict", dictionary.path, "-kws", keywords.path,
-            "-hyp", hypotheses.path, "-logfn", log.path,
-        ])
+        try SynthesisError.reporting { () throws(ProgramFailure) in
+            try subprocess.run(executable, [
+                "-adcin", "yes", "-adchdr", "0", "-cepdir", directory.path, "-cepext", ".raw",
+                "-ctl", control.path, "-dict", dictionary.path, "-kws", keywords.path,
+                "-hyp", hypotheses.path, "-logfn", log.path,
+            ])
+        }
         let text: String
         do {
             text = try String(contentsOf: hypotheses, encoding: .utf8)

@@ -1,3 +1,5 @@
+import HotwordSpotting
+
 /// Generic English sentences read by the synthetic voices as negative speech: everyday talk of
 /// varied length and sound (questions, requests, numbers, names of days and places), so a model
 /// learns that these voices saying other things are not the wake word. Written for hotword.

@@ -1,3 +1,6 @@
+import HotwordChildProcess
+import HotwordSpotting
+
 /// Why synthesising training clips could not start or go on. Every case names what was asked for
 /// and what was expected, so the message alone tells the user what to fix.
 public enum SynthesisError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -15,8 +18,8 @@ public enum SynthesisError: Error, Sendable, Equatable, CustomStringConvertible 
     case invalidOption(name: String, value: String, expected: String)
     /// The recogniser used for the quality check is not installed.
     case recognizerMissing(executable: String, package: String)
-    /// A word of the phrase has no pronunciation: not in the CMU dictionary, and espeak-ng gave no phonemes.
-    case unpronounceable(word: String, reason: String)
+    /// The phrase cannot be pronounced (a word neither in the CMU dictionary nor read by espeak-ng).
+    case pronunciation(PronunciationError)
     /// A program could not be started, timed out or failed.
     case programFailed(command: String, reason: String)
     /// Reading or writing audio failed.
@@ -41,14 +44,26 @@ public enum SynthesisError: Error, Sendable, Equatable, CustomStringConvertible 
             "\(name) \(value) is invalid: expected \(expected)"
         case .recognizerMissing(let executable, let package):
             "the pocketsphinx check needs \(executable) (Debian package \(package)); install it or use --check none"
-        case .unpronounceable(let word, let reason):
-            "cannot pronounce \"\(word)\": \(reason)"
+        case .pronunciation(let error):
+            "\(error)"
         case .programFailed(let command, let reason):
             "\(command) failed: \(reason)"
         case .audio(let reason):
             reason
         case .file(let path, let reason):
             "\(path): \(reason)"
+        }
+    }
+}
+
+extension SynthesisError {
+    /// Runs `program` (a `Subprocess.run`), its failure reported as `programFailed`.
+    @discardableResult
+    static func reporting<Value>(_ program: () throws(ProgramFailure) -> Value) throws(SynthesisError) -> Value {
+        do {
+            return try program()
+        } catch {
+            throw .programFailed(command: error.command, reason: error.reason)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HotwordSpotting
 
 /// What a clip is for in training.
 public enum ClipKind: String, Sendable, Codable, CaseIterable, Comparable {

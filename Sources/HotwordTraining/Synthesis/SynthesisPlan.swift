@@ -1,4 +1,6 @@
 import Foundation
+import HotwordSpotting
+import HotwordCore
 
 /// One clip to make: text, voice and every random choice, fixed before anything is rendered.
 struct ClipJob: Sendable, Hashable {

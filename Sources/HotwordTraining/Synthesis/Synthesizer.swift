@@ -1,5 +1,7 @@
 import Foundation
 import HotwordAudio
+import HotwordChildProcess
+import HotwordSpotting
 import Logging
 import Synchronization
 
@@ -54,7 +56,7 @@ public struct Synthesizer: Sendable {
             return count > 0 ? "\(kind.rawValue) \(count)" : nil
         }.joined(separator: ", ")))
 
-        let pronouncer = Pronouncer(dictionary: options.dictionary, espeak: subprocess.locate("espeak-ng"), subprocess: subprocess)
+        let pronouncer = Pronouncer(dictionary: options.dictionary, searchPath: options.searchPath)
         let check = try keywordCheck(phrase: phrase, pronouncer: pronouncer)
         var confusables: [Confusable] = []
         var sentences: [String] = []
@@ -141,7 +143,7 @@ public struct Synthesizer: Sendable {
             }
         }
         guard !engines.isEmpty else {
-            throw .noEngine(looked: EngineKind.allCases.map(\.executable), searchPath: subprocess.searchPathText)
+            throw .noEngine(looked: EngineKind.allCases.map(\.executable), searchPath: subprocess.searchPath)
         }
         return engines
     }
@@ -150,7 +152,13 @@ public struct Synthesizer: Sendable {
     /// pronounceable either way (when espeak-ng is there to tell).
     private func keywordCheck(phrase: String, pronouncer: Pronouncer) throws(SynthesisError) -> KeywordCheck? {
         guard options.check == .pocketsphinx else {
-            if pronouncer.espeak != nil { _ = try pronouncer.pronunciations(of: phrase.split(separator: " ").map(String.init)) }
+            if pronouncer.espeak != nil {
+                do {
+                    _ = try pronouncer.pronunciations(of: Phrase.words(of: phrase))
+                } catch {
+                    throw .pronunciation(error)
+                }
+            }
             return nil
         }
         return try KeywordCheck(phrase: phrase, searchPath: options.searchPath, dictionary: options.dictionary,

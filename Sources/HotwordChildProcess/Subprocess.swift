@@ -1,38 +1,50 @@
 import Dispatch
 import Foundation
-import HotwordChildProcess
 
-/// Runs the text-to-speech and recognition programs: always an executable and an argument list
-/// (never a shell), so phrases and paths reach the program exactly as given; a `ChildProcess`,
-/// its output read from files once it has ended.
-struct Subprocess: Sendable {
-    struct Output: Sendable {
-        var status: Int32
-        var standardOutput: String
-        var standardError: String
+/// Why a program run to completion failed: it could not start, timed out, was killed, or
+/// exited with a non-zero status. `command` is the program's name and arguments.
+public struct ProgramFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    public let command: String
+    public let reason: String
+
+    public init(command: String, reason: String) {
+        self.command = command
+        self.reason = reason
+    }
+
+    public var description: String { "\(command) failed: \(reason)" }
+}
+
+/// Runs a program to completion: always an executable and an argument list (never a shell), so
+/// phrases and paths reach the program exactly as given; a `ChildProcess`, its output read from
+/// files once it has ended. The text-to-speech and recognition programs of training, and
+/// espeak-ng reading a phrase aloud as phonemes.
+public struct Subprocess: Sendable {
+    public struct Output: Sendable {
+        public var status: Int32
+        public var standardOutput: String
+        public var standardError: String
     }
 
     /// Directories searched for programs (the PATH variable by default).
-    let searchPath: String
+    public let searchPath: String
     /// A program still running after this long is stopped and reported as failed.
-    let timeout: TimeInterval
+    public let timeout: TimeInterval
 
-    init(searchPath: String? = nil, timeout: TimeInterval = 120) {
+    public init(searchPath: String? = nil, timeout: TimeInterval = 120) {
         self.searchPath = searchPath ?? ChildProcess.defaultSearchPath
         self.timeout = timeout
     }
 
-    var searchPathText: String { searchPath }
-
     /// The executable called `name` in the search path, if there is one.
-    func locate(_ name: String) -> URL? {
+    public func locate(_ name: String) -> URL? {
         ChildProcess.locate(name, searchPath: searchPath).map { URL(fileURLWithPath: $0) }
     }
 
     /// Runs `executable arguments…` to completion. A non-zero exit status is an error unless
     /// `allowFailure`; standard input is empty.
     @discardableResult
-    func run(_ executable: URL, _ arguments: [String], allowFailure: Bool = false) throws(SynthesisError) -> Output {
+    public func run(_ executable: URL, _ arguments: [String], allowFailure: Bool = false) throws(ProgramFailure) -> Output {
         let command = ([executable.lastPathComponent] + arguments).joined(separator: " ")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hotword-run-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -43,7 +55,7 @@ struct Subprocess: Sendable {
             child = try ChildProcess(executable: executable.path, arguments: [executable.path] + arguments,
                                      standardOutput: outputFile.path, standardError: errorFile.path)
         } catch {
-            throw .programFailed(command: command, reason: "cannot start: \(error)")
+            throw ProgramFailure(command: command, reason: "cannot start: \(error)")
         }
         let watchdog = DispatchWorkItem { child.signal(SIGTERM) }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
@@ -52,12 +64,12 @@ struct Subprocess: Sendable {
         func text(_ file: URL) -> String { (try? Data(contentsOf: file)).map { String(decoding: $0, as: UTF8.self) } ?? "" }
         switch status {
         case .signalled(let signal):
-            throw .programFailed(command: command, reason: "stopped by signal \(signal)" + (signal == SIGTERM ? " after \(Int(timeout)) s" : ""))
+            throw ProgramFailure(command: command, reason: "stopped by signal \(signal)" + (signal == SIGTERM ? " after \(Int(timeout)) s" : ""))
         case .exited(let code):
             let result = Output(status: code, standardOutput: text(outputFile), standardError: text(errorFile))
             if code != 0 && !allowFailure {
                 let detail = result.standardError.trimmingCharacters(in: .whitespacesAndNewlines)
-                throw .programFailed(command: command, reason: "exit status \(code)" + (detail.isEmpty ? "" : ": " + String(detail.suffix(500))))
+                throw ProgramFailure(command: command, reason: "exit status \(code)" + (detail.isEmpty ? "" : ": " + String(detail.suffix(500))))
             }
             return result
         }

@@ -2,9 +2,11 @@ import Foundation
 
 /// xoshiro256** seeded through SplitMix64: fast, good statistical quality, and identical on
 /// every platform and Swift version (unlike `Float.random(in:)`, whose mapping may change).
-/// Everything random in training (initial weights, dropout, shuffling) should come from one.
+/// Everything random in training (initial weights, dropout, shuffling) should come from one;
+/// in the core so the phrase spotter's noise floor is the same at run time and in training.
+/// Inlinable: training draws millions of numbers from another module.
 public struct SeededRandom: RandomNumberGenerator, Sendable {
-    private var s0, s1, s2, s3: UInt64
+    @usableFromInline var s0, s1, s2, s3: UInt64
 
     public init(seed: UInt64) {
         var mixer = seed
@@ -14,6 +16,7 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         s3 = SeededRandom.splitMix(&mixer)
     }
 
+    @inlinable
     public mutating func next() -> UInt64 {
         let result = rotate(s1 &* 5, 7) &* 9
         let shifted = s1 << 17
@@ -27,9 +30,11 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     }
 
     /// Uniform in [0, 1), 24 random bits.
+    @inlinable
     public mutating func uniform() -> Float { Float(next() >> 40) * 0x1p-24 }
 
     /// Uniform in [-limit, limit).
+    @inlinable
     public mutating func uniform(limit: Float) -> Float { (2 * uniform() - 1) * limit }
 
     /// Standard normal (Box–Muller in Double).
@@ -47,8 +52,8 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     }
 
     /// SplitMix64 step: also a good 64-bit hash of a counter.
-    @inline(__always)
-    static func splitMix(_ state: inout UInt64) -> UInt64 {
+    @inlinable @inline(__always)
+    public static func splitMix(_ state: inout UInt64) -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -56,6 +61,6 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         return z ^ (z >> 31)
     }
 
-    @inline(__always)
-    private func rotate(_ x: UInt64, _ k: UInt64) -> UInt64 { (x << k) | (x >> (64 - k)) }
+    @usableFromInline @inline(__always)
+    func rotate(_ x: UInt64, _ k: UInt64) -> UInt64 { (x << k) | (x >> (64 - k)) }
 }

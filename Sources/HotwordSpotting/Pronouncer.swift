@@ -1,4 +1,5 @@
 import Foundation
+import HotwordChildProcess
 import Logging
 
 /// Pronunciations as ARPAbet phones without stress (the phone set of the CMU dictionary and of
@@ -9,21 +10,27 @@ public struct Pronouncer: Sendable {
     /// Where Debian's pocketsphinx-en-us puts the CMU dictionary.
     public static let defaultDictionary = URL(fileURLWithPath: "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict")
 
-    let dictionary: URL?
-    let espeak: URL?
+    public let dictionary: URL?
+    public let espeak: URL?
     let subprocess: Subprocess
-    private let logger = Logger(label: "hotword.synthesis")
+    private let logger = Logger(label: "hotword.pronunciation")
 
     /// `dictionary` or `espeak` may be nil (not installed); a word needs one of them to be pronounced.
-    init(dictionary: URL?, espeak: URL?, subprocess: Subprocess) {
+    public init(dictionary: URL?, espeak: URL?, subprocess: Subprocess) {
         self.dictionary = dictionary
         self.espeak = espeak
         self.subprocess = subprocess
     }
 
+    /// With espeak-ng from `searchPath` (PATH by default) if it is installed.
+    public init(dictionary: URL?, searchPath: String? = nil) {
+        let subprocess = Subprocess(searchPath: searchPath)
+        self.init(dictionary: dictionary, espeak: subprocess.locate("espeak-ng"), subprocess: subprocess)
+    }
+
     /// Every distinct pronunciation of each word: the dictionary's first, then espeak-ng's.
     /// A word with none (not in the dictionary and no phonemes from espeak-ng) is an error.
-    func pronunciations(of words: [String]) throws(SynthesisError) -> [[[String]]] {
+    public func pronunciations(of words: [String]) throws(PronunciationError) -> [[[String]]] {
         let entries = try dictionaryEntries(for: Set(words))
         var result: [[[String]]] = []
         for word in words {
@@ -47,20 +54,25 @@ public struct Pronouncer: Sendable {
     /// espeak-ng's US English reading of `text` in its own phoneme mnemonics with stress marks,
     /// word boundaries removed ("k'Vmpj'u:t#3" for "come pewter"), or nil without espeak-ng.
     /// Two texts with the same reading sound the same, stress included.
-    func espeakReading(_ text: String) throws(SynthesisError) -> String? {
+    public func espeakReading(_ text: String) throws(PronunciationError) -> String? {
         guard let espeak else { return nil }
-        let mnemonics = try subprocess.run(espeak, ["-v", "en-us", "-q", "-x", "--sep=_", "--", text]).standardOutput
+        let mnemonics: String
+        do {
+            mnemonics = try subprocess.run(espeak, ["-v", "en-us", "-q", "-x", "--sep=_", "--", text]).standardOutput
+        } catch {
+            throw .espeakFailed(error)
+        }
         return mnemonics.split(whereSeparator: \.isWhitespace).joined(separator: "_")
     }
 
     /// espeak-ng's US English reading of `text` as ARPAbet phones (stress and word boundaries
     /// dropped), or nil without espeak-ng or when it uses a phoneme this table does not know.
-    func espeakPhones(_ text: String) throws(SynthesisError) -> [String]? {
+    func espeakPhones(_ text: String) throws(PronunciationError) -> [String]? {
         guard let reading = try espeakReading(text) else { return nil }
         return Self.arpabet(fromEspeak: reading, text: text, logger: logger)
     }
 
-    static func arpabet(fromEspeak reading: String, text: String, logger: Logger) -> [String]? {
+    public static func arpabet(fromEspeak reading: String, text: String, logger: Logger) -> [String]? {
         var phones: [String] = []
         for token in reading.split(separator: "_") {
             let symbol = String(token.filter { !"',%=;".contains($0) })
@@ -75,13 +87,13 @@ public struct Pronouncer: Sendable {
     }
 
     /// The dictionary's pronunciations ("word", "word(2)", ...) of the given words.
-    private func dictionaryEntries(for words: Set<String>) throws(SynthesisError) -> [String: [[String]]] {
+    private func dictionaryEntries(for words: Set<String>) throws(PronunciationError) -> [String: [[String]]] {
         guard let dictionary, FileManager.default.fileExists(atPath: dictionary.path) else { return [:] }
         let text: String
         do {
             text = try String(contentsOf: dictionary, encoding: .utf8)
         } catch {
-            throw .file(path: dictionary.path, reason: "cannot read the pronouncing dictionary: \(error.localizedDescription)")
+            throw .dictionaryUnreadable(path: dictionary.path, reason: error.localizedDescription)
         }
         var entries: [String: [[String]]] = [:]
         for line in text.split(separator: "\n") {

@@ -1,0 +1,112 @@
+import CPocketSphinx
+import Foundation
+import HotwordCore
+import HotwordSpotting
+import Logging
+
+/// Does a window of audio hold the phrase? pocketsphinx's keyword spotting through
+/// libpocketsphinx, by `SpottingRule` — the rule `hotword eval --check-phrase` measures with
+/// `pocketsphinx_batch` (`KeywordCheck`), on the same 16-bit copy of the window, so both give
+/// the same verdict on the same audio. The second stage after a detection: a few seconds of
+/// audio around each candidate (`CheckedWindow`), not a stream.
+///
+/// The decoder is made once per spotter (the phrase's pronunciations are its whole dictionary),
+/// and every window is decoded afresh, as a fresh `pocketsphinx_batch` process decodes its first
+/// clip: nothing heard before changes the verdict.
+///
+/// Threads: `hears` and `accepts` block their caller until pocketsphinx has decoded (tens of
+/// milliseconds a window); all pocketsphinx work runs on its one serial queue, shared with the
+/// speech recogniser, so any thread may call them, concurrently too — except that queue itself
+/// and Swift's cooperative pool (an async caller should hop to a thread of its own first).
+public final class PhraseSpotter: DetectionCheck, @unchecked Sendable {
+    // @unchecked: `decoder` is only touched on the pocketsphinx queue.
+    /// The phrase as given.
+    public let phrase: String
+    public let rule: SpottingRule
+    private let decoder: OpaquePointer
+    private static let logger = Logger(label: "hotword.spotter")
+
+    /// Loads pocketsphinx's acoustic model (`configuration.acousticModel`; its language model is
+    /// not used) for spotting `phrase`, pronounced from `configuration.dictionary` and espeak-ng
+    /// (found in `searchPath`, PATH by default). Blocks while it loads (about a second).
+    public init(phrase: String, configuration: PocketSphinxConfiguration = PocketSphinxConfiguration(),
+                thresholdPerPhone: Double = SpottingRule.defaultThresholdPerPhone, searchPath: String? = nil) throws(PhraseSpotterError) {
+        let required = [configuration.acousticModelFile, ("pronouncing dictionary", configuration.dictionary)]
+        if let missing = PocketSphinxEngine.firstMissing(required) {
+            throw .modelMissing(role: missing.role, path: missing.path)
+        }
+        let pronouncer = Pronouncer(dictionary: URL(fileURLWithPath: configuration.dictionary), searchPath: searchPath)
+        do {
+            rule = try SpottingRule(phrase: phrase, pronouncer: pronouncer, thresholdPerPhone: thresholdPerPhone)
+        } catch {
+            throw .pronunciation(phrase: phrase, error)
+        }
+        self.phrase = phrase
+
+        // pocketsphinx reads the keyphrases and their pronunciations from files, once, while it
+        // loads: they live only as long as that.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hotword-spotter-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let dictionary = folder.appendingPathComponent("phrase.dict"), keyphrases = folder.appendingPathComponent("phrase.kws")
+        for (url, text) in [(folder, nil), (dictionary, rule.dictionaryFile), (keyphrases, rule.keyphraseFile)] {
+            do {
+                if let text {
+                    try Data(text.utf8).write(to: url)
+                } else {
+                    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+                }
+            } catch {
+                throw .workFile(path: url.path, reason: error.localizedDescription)
+            }
+        }
+        let arguments = ["-hmm", configuration.acousticModel, "-dict", dictionary.path, "-kws", keyphrases.path]
+        let started = ContinuousClock.now
+        let created = PocketSphinxEngine.queue.runBlocking { () -> Result<SendableDecoder, PocketSphinxEngine.Failure> in
+            Result { () throws(PocketSphinxEngine.Failure) in
+                SendableDecoder(pointer: try PocketSphinxEngine.createDecoder(arguments: arguments, logFile: configuration.logFile))
+            }
+        }
+        switch created {
+        case .success(let decoder): self.decoder = decoder.pointer
+        case .failure(.logNotWritable(let path)): throw .logNotWritable(path: path)
+        case .failure(.rejected(let arguments)): throw .initializationFailed(arguments: arguments)
+        }
+        Self.logger.debug("phrase spotter ready", metadata: [
+            "phrase": "\(phrase)", "keyphrases": "\(rule.keyphraseFile.split(separator: "\n").count)",
+            "seconds": "\((ContinuousClock.now - started) / .seconds(1))",
+        ])
+    }
+
+    deinit {
+        PocketSphinxEngine.release(decoder)
+    }
+
+    /// Whether pocketsphinx spots the phrase in `window` (16 kHz mono). Blocks until decoded.
+    public func hears(_ window: [Float]) throws(PhraseSpotterError) -> Bool {
+        guard !window.isEmpty else { return false }
+        let copy = SpottingRule.decodedCopy(of: window)
+        return try PocketSphinxEngine.queue.runBlocking { () throws(PhraseSpotterError) -> Bool in
+            try self.decode(copy)
+        }
+    }
+
+    /// `DetectionCheck`: `hears` for each window.
+    public func accepts(_ windows: [[Float]]) throws -> [Bool] {
+        try windows.map { window throws(PhraseSpotterError) in try hears(window) }
+    }
+
+    /// The whole window in one call (`full_utt`), as `pocketsphinx_batch` decodes a clip. Runs on
+    /// the pocketsphinx queue only.
+    private func decode(_ samples: [Int16]) throws(PhraseSpotterError) -> Bool {
+        // A new stream resets the noise statistics, which otherwise carry over from the last window.
+        ps_start_stream(decoder)
+        let started = ps_start_utt(decoder)
+        guard started >= 0 else { throw .decodingFailed(call: "ps_start_utt", code: started) }
+        let processed = samples.withUnsafeBufferPointer { ps_process_raw(decoder, $0.baseAddress, $0.count, 0, 1) }
+        let ended = ps_end_utt(decoder)
+        guard processed >= 0 else { throw .decodingFailed(call: "ps_process_raw", code: processed) }
+        guard ended >= 0 else { throw .decodingFailed(call: "ps_end_utt", code: ended) }
+        guard let hypothesis = ps_get_hyp(decoder, nil) else { return false }
+        return !String(cString: hypothesis).trimmingCharacters(in: .whitespaces).isEmpty
+    }
+}

@@ -1,0 +1,28 @@
+/// A second opinion on a detection, asked of the audio around it: a check that runs only on
+/// the detector's candidates, so it may cost far more per second of audio than the detector.
+/// `hotword eval --check-phrase` and `hotword detect --check-phrase` ask it of the same window.
+public protocol DetectionCheck: Sendable {
+    /// Whether each window of 16 kHz mono audio holds the keyword.
+    func accepts(_ windows: [[Float]]) throws -> [Bool]
+}
+
+/// The audio a second stage hears around a detection: from `before` seconds before it to
+/// `after` seconds after it (a detection fires before the keyword has ended).
+public enum CheckedWindow {
+    public static let before = 2.0
+    public static let after = 1.0
+
+    /// The samples of the window around a detection at `time` seconds: from its start (not
+    /// before the stream's first sample) to its end (not past `available` samples).
+    public static func samples(around time: Double, sampleRate: Int, available: Int) -> Range<Int> {
+        let rate = Double(sampleRate)
+        let start = max(0, Int((time - before) * rate))
+        let end = min(available, Int((time + after) * rate))
+        return start..<max(start, end)
+    }
+
+    /// The number of samples after which the window around a detection at `time` is complete.
+    public static func end(of time: Double, sampleRate: Int) -> Int {
+        Int((time + after) * Double(sampleRate))
+    }
+}
