@@ -95,7 +95,7 @@ let package = Package(
         // The command-line tool: thin commands over the modules above.
         .executableTarget(name: "hotword", dependencies: [
             "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTraining", "HotwordAssistant", "HotwordWyoming",
-            "HotwordSUSI", "HotwordJSON", "HotwordHistory", "HotwordData",
+            "HotwordSUSI", "HotwordJSON", "HotwordHistory", "HotwordData", "HotwordSpotting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
         ]),
 

@@ -35,7 +35,7 @@ public struct Pronouncer: Sendable {
         var result: [[[String]]] = []
         for word in words {
             var variants = entries[word] ?? []
-            if variants.isEmpty {
+            if variants.isEmpty, espeak != nil {
                 logger.info("\"\(word)\" is not in the CMU dictionary; using espeak-ng's pronunciation")
             }
             if let spoken = try espeakPhones(word), !spoken.isEmpty, !variants.contains(spoken) {

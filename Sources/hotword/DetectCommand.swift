@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HotwordAssistant
 import HotwordAudio
 import HotwordCore
 import HotwordModels
@@ -12,13 +13,22 @@ struct DetectCommand: ParsableCommand {
         discussion: """
             Prints one line per detection: file, time in seconds (end of the keyword), keyword, score. \
             Files may be in any format and rate libsndfile reads; a file that cannot be read is \
-            reported and the others are still processed (exit status 1 if any failed).
+            reported and the others are still processed (exit status 1 if any failed). \
+            With --check-phrase each detection is printed once the second after it has been read, \
+            and only if pocketsphinx spots the keyword's phrase in the window from 2 s before it to \
+            1 s after it (what there is of it at the ends of a file); --verbose names the dropped \
+            ones on standard error.
             """)
 
     @Argument(help: "Audio files (WAV, FLAC, OGG, …).")
     var files: [String]
 
     @OptionGroup var detector: DetectorOptions
+
+    @OptionGroup var phraseCheck: PhraseCheckOptions
+
+    @Flag(help: "With --check-phrase: list the detections the check dropped on standard error; and log in detail.")
+    var verbose = false
 
     @Flag(help: "Print JSON lines instead of text.")
     var json = false
@@ -27,14 +37,16 @@ struct DetectCommand: ParsableCommand {
     var scoresPath: String?
 
     func run() throws {
+        bootstrapLogging(verbose: verbose, quiet: .warning)
         let models = try detector.loadModels()
+        let phraseSpotters = try phraseCheck.spotters(for: models)
         let scores = try scoresPath.map(ScoreTrace.init)
         var failures = 0
         for file in files {
             let spotter = try detector.makeDetector(models)
             if let scores { spotter.onScore = { scores.append(file: file, $0) } }
             do {
-                try detect(in: file, with: spotter)
+                try detect(in: file, with: spotter, checkedBy: phraseSpotters.isEmpty ? nil : PhraseCheckedDetections(spotters: phraseSpotters))
             } catch {
                 printError("\(error)")
                 failures += 1
@@ -47,14 +59,32 @@ struct DetectCommand: ParsableCommand {
     /// Decodes and detects block by block, so memory stays flat however long the file is; the
     /// detector gets the same samples in the same order as from `AudioFileReader.read`, so it
     /// finds the same. Detections before a read error are printed.
-    private func detect(in file: String, with spotter: Detector) throws(AudioFileError) {
+    private func detect(in file: String, with spotter: Detector, checkedBy check: PhraseCheckedDetections?) throws {
         let stream = try AudioFileStream(URL(fileURLWithPath: file))
         var block: [Float] = []
         while try stream.read(into: &block) {
-            for detection in spotter.process(block) {
-                print(json ? DetectionLine(file: file, detection).json : DetectionLine(file: file, detection).text)
+            let detections = spotter.process(block)
+            if let check {
+                try report(check.append(block, detections: detections), in: file)
+            } else {
+                detections.forEach { print(line(file, $0)) }
             }
         }
+        if let check { try report(check.finish(), in: file) }
+    }
+
+    private func report(_ verdicts: [PhraseCheckedDetections.Verdict], in file: String) {
+        for verdict in verdicts {
+            if verdict.kept {
+                print(line(file, verdict.detection))
+            } else if verbose {
+                printError("dropped, pocketsphinx did not hear \"\(verdict.detection.keyword)\": \(DetectionLine(file: file, verdict.detection).text)")
+            }
+        }
+    }
+
+    private func line(_ file: String, _ detection: Detection) -> String {
+        json ? DetectionLine(file: file, detection).json : DetectionLine(file: file, detection).text
     }
 }
 

@@ -121,11 +121,7 @@ struct EvalCommand: ParsableCommand {
     @Flag(help: "List the keyword clips the model missed at the default sensitivity.")
     var listMisses = false
 
-    @Flag(help: "A second stage: count a detection only where pocketsphinx (US English) also spots the model's phrase in the 3 s around it, as `synthesize` checks its clips.")
-    var checkPhrase = false
-
-    @Option(help: ArgumentHelp("The second stage's spotting threshold per phone (lower hears more).", valueName: "P"))
-    var checkThresholdPerPhone = KeywordCheck.defaultThresholdPerPhone
+    @OptionGroup var phraseCheck: PhraseCheckOptions
 
     @Option(help: "Processes the second stage decodes in.")
     var threads = ProcessInfo.processInfo.activeProcessorCount
@@ -135,7 +131,8 @@ struct EvalCommand: ParsableCommand {
         var data = data
         data.useFetchedCorpora()
         let stream = try data.stream()
-        let check = try checkPhrase ? PhraseSpotting(KeywordCheck(phrase: keywordModel.keywords[0], thresholdPerPhone: checkThresholdPerPhone), jobs: threads) : nil
+        let check = try phraseCheck.enabled
+            ? PhraseSpotting(KeywordCheck(phrase: keywordModel.keywords[0], thresholdPerPhone: phraseCheck.thresholdPerPhone), jobs: threads) : nil
         let sensitivities = stride(from: 0, through: 20, by: 1).map { Float($0) / 20 }
         let points = try Evaluation.sweep(keywordModel, stream: stream, sensitivities: sensitivities, check: check)
         // The limits are a property of the model, not of its sensitivity map: read them off the
@@ -158,7 +155,7 @@ struct EvalCommand: ParsableCommand {
         } else {
             let clips = stream.keywordRanges.count / data.passes
             let heard = data.passes == 1 ? "" : clips > 0 ? " (\(clips) clips × \(data.passes) passes)" : " (\(data.passes) passes)"
-            if checkPhrase { print("second stage: pocketsphinx spotting \"\(keywordModel.keywords[0])\", \(checkThresholdPerPhone) per phone") }
+            if phraseCheck.enabled { print("second stage: pocketsphinx spotting \"\(keywordModel.keywords[0])\", \(phraseCheck.thresholdPerPhone) per phone") }
             print("\(keywordModel.keywords[0]): \(stream.keywordRanges.count) keywords\(heard) in \(format(stream.duration / 60, 1)) min of audio (\(format(stream.negativeDuration / 3600, 3)) h without the keyword)\(data.noise.isEmpty ? "" : ", noise at \(format(Double(data.snr), 0)) dB SNR")")
             print("sensitivity  threshold  miss rate  false alarms/h")
             for point in points {

@@ -130,4 +130,46 @@ import Testing
         let unknown = try await HotwordBinary.run(["detect", tonePath, "--model", "no_such_model"])
         #expect(unknown.stderr.contains("no model named 'no_such_model'"))
     }
+
+    /// `--check-phrase` keeps what pocketsphinx hears: a person saying "computer", found by the
+    /// shipped model — alone in its file, so the window is cut short at both ends, and in a
+    /// longer file with pauses around it.
+    @Test func theSecondStageKeepsAPersonSayingThePhrase() async throws {
+        let clip = TestPaths.sharedData.appendingPathComponent("keywords/computer/04685ec1-bfbf-4c53-a852-60274a74d80e.flac")
+        let padded = folder.appendingPathComponent("padded.wav")
+        let pause = [Float](repeating: 0, count: 32_000)
+        try AudioFileWriter.writeWAV(pause + AudioFileReader.read(clip).samples + pause + pause, to: padded, sampleRate: 16_000)
+        let arguments = ["detect", clip.path, padded.path, "--model", "computer"]
+        let alone = try await HotwordBinary.run(arguments), checked = try await HotwordBinary.run(arguments + ["--check-phrase"])
+        #expect(alone.status == 0 && checked.status == 0, "\(alone.stderr)\(checked.stderr)")
+        #expect(alone.stdout.split(separator: "\n").count == 2, "one detection in each file: \(alone.stdout)")
+        #expect(checked.stdout == alone.stdout)
+    }
+
+    /// …and drops what it does not: a tone model named "good morning computer" fires on 1 kHz
+    /// bursts, in which pocketsphinx never hears those words (it does hear "beep" in them).
+    @Test func theSecondStageDropsWhatPocketsphinxDoesNotHear() async throws {
+        let phraseModel = folder.appendingPathComponent("good-morning-computer.hwks").path
+        try ModelStore.save(ToneModels.model(keyword: "good morning computer", frequency: 1_000), to: phraseModel)
+        let arguments = ["detect", tonePath, "--model", phraseModel]
+        let alone = try await HotwordBinary.run(arguments), checked = try await HotwordBinary.run(arguments + ["--check-phrase", "--verbose"])
+        #expect(alone.status == 0 && checked.status == 0, "\(alone.stderr)\(checked.stderr)")
+        #expect(alone.stdout.split(separator: "\n").count == 2, "\(alone.stdout)")
+        #expect(checked.stdout.isEmpty, "\(checked.stdout)")
+        let dropped = checked.stderr.split(separator: "\n").filter { $0.contains("dropped") }
+        #expect(dropped.count == 2 && dropped.allSatisfy { $0.contains(tonePath) && $0.contains("good morning computer") }, "\(checked.stderr)")
+    }
+
+    /// A keyword pocketsphinx cannot pronounce is a wrong setup, named in one line: "zorblax" is
+    /// not in the CMU dictionary, and there is no espeak-ng in an empty PATH to read it.
+    @Test func aKeywordWithoutPronunciationIsNamed() async throws {
+        let zorblax = folder.appendingPathComponent("zorblax.hwks").path
+        try ModelStore.save(ToneModels.model(keyword: "zorblax", frequency: 1_000), to: zorblax)
+        let result = try await HotwordBinary.run(["detect", tonePath, "--model", zorblax, "--check-phrase"],
+                                                 environment: ["PATH": folder.path])
+        #expect(result.status == 78)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("zorblax") && result.stderr.contains("espeak-ng"), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    }
 }
