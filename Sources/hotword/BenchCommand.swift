@@ -12,7 +12,9 @@ struct BenchCommand: ParsableCommand {
             Runs the feature frontend, the networks, and the whole detector over --minutes of audio \
             (a one-minute signal repeated: a --audio file, or a deterministic mix of noise, tones and \
             silence), fed in 100 ms chunks as the daemon does. Real-time factor = CPU seconds per \
-            second of audio (lower is faster); measured with the thread's CPU clock.
+            second of audio (lower is faster); measured with the thread's CPU clock. With \
+            --check-phrase it also times the second stage: pocketsphinx spotting the first keyword's \
+            phrase in each 3 s window of the minute (wall-clock and process CPU time per window).
             """)
 
     @OptionGroup var detector: DetectorOptions
@@ -22,6 +24,8 @@ struct BenchCommand: ParsableCommand {
 
     @Option(help: "Audio file to use as the repeated minute (default: synthetic).")
     var audio: String?
+
+    @OptionGroup var phraseCheck: PhraseCheckOptions
 
     func run() throws {
         guard minutes >= 1 else { throw ValidationError("--minutes must be at least 1") }
@@ -72,7 +76,25 @@ struct BenchCommand: ParsableCommand {
         print("frontend         RTF \(rtf(frontendSeconds, audioSeconds))  (\(format(Double(frames) / frontendSeconds, 0)) frames/s, \(format(frontendSeconds / Double(frames) * 1e6, 2)) µs/frame)")
         print("inference        RTF \(rtf(inferenceSeconds, audioSeconds))  (\(format(Double(frames) / inferenceSeconds, 0)) frames/s)")
         print("detector total   RTF \(rtf(detectorSeconds, audioSeconds))  (\(format(audioSeconds / detectorSeconds, 0))× faster than real time, \(detections) detections)")
+        if phraseCheck.enabled { try benchmarkPhraseCheck(models, minute: minute) }
         print("peak RSS         \(format(Double(peakResidentKilobytes()) / 1024, 1)) MiB")
+    }
+
+    /// The second stage's cost: loading the spotter, then checking every 3 s window of the minute.
+    private func benchmarkPhraseCheck(_ models: [KeywordModel], minute: [Float]) throws {
+        let keyword = models[0].keywords[0]
+        let loadStarted = ContinuousClock.now
+        guard let spotter = try phraseCheck.spotters(for: [models[0]])[keyword] else { return }
+        let loading = ContinuousClock.now - loadStarted
+        let length = Int((CheckedWindow.before + CheckedWindow.after) * Double(AudioFormat.sampleRate))
+        let windows = stride(from: 0, through: minute.count - length, by: length).map { Array(minute[$0..<($0 + length)]) }
+        var heard = 0
+        let cpuStarted = processCPUSeconds(), started = ContinuousClock.now
+        for window in windows where try spotter.hears(window) { heard += 1 }
+        let wall = (ContinuousClock.now - started) / .seconds(1), cpu = processCPUSeconds() - cpuStarted
+        print("phrase check     \"\(keyword)\": \(format(wall / Double(windows.count) * 1000, 1)) ms per 3 s window "
+              + "(\(format(cpu / Double(windows.count) * 1000, 1)) ms CPU; \(windows.count) windows, \(heard) heard; "
+              + "loading \(format(loading / .seconds(1), 2)) s)")
     }
 
     private func oneMinuteOfAudio() throws -> [Float] {
@@ -113,6 +135,13 @@ private func cpuSeconds(_ work: () -> Void) -> Double {
     work()
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end)
     return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+}
+
+/// CPU time of the whole process (the spotter decodes on a queue of its own), in seconds.
+private func processCPUSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
 private func peakResidentKilobytes() -> Int {
