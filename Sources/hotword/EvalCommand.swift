@@ -136,9 +136,8 @@ struct EvalCommand: ParsableCommand {
         let sensitivities = stride(from: 0, through: 20, by: 1).map { Float($0) / 20 }
         let points = try Evaluation.sweep(keywordModel, stream: stream, sensitivities: sensitivities, check: check)
         // The limits are a property of the model, not of its sensitivity map: read them off the
-        // whole DET curve, thresholds up to 0.999994, beyond the map's range (and below 0.5 under a second stage).
-        let curve = try Evaluation.thresholdSweep(keywordModel, stream: stream,
-                                                  thresholds: check == nil ? Tuning.thresholds : Tuning.thresholdsBeforeACheck, check: check)
+        // whole DET curve, thresholds up to 0.999994, beyond the map's range.
+        let curve = try Evaluation.thresholdSweep(keywordModel, stream: stream, thresholds: Tuning.thresholds, check: check)
         let atOne = Evaluation.bestPoint(atMost: 1, in: curve), atTenth = Evaluation.bestPoint(atMost: 0.1, in: curve)
         let tuned = points.first(where: { $0.sensitivity == keywordModel.detection.sensitivity })
         let bySource = tuned.map { Evaluation.bySource($0, in: stream) } ?? []

@@ -5,8 +5,6 @@ import HotwordCore
 public enum Tuning {
     /// Candidate thresholds, dense near 1 where low false-alarm rates live: σ(l) for logits 0…12.
     public static let thresholds: [Float] = stride(from: 0, through: 12, by: 0.25).map { 1 / (1 + exp(-Float($0))) }
-    /// With a second stage, down to logit −3: a detector that only proposes can go below 0.5.
-    public static let thresholdsBeforeACheck: [Float] = stride(from: -3, through: 12, by: 0.25).map { 1 / (1 + exp(-Float($0))) }
 
     public struct Result: Sendable {
         public var model: KeywordModel
