@@ -76,7 +76,7 @@ struct BenchCommand: ParsableCommand {
         print("frontend         RTF \(rtf(frontendSeconds, audioSeconds))  (\(format(Double(frames) / frontendSeconds, 0)) frames/s, \(format(frontendSeconds / Double(frames) * 1e6, 2)) µs/frame)")
         print("inference        RTF \(rtf(inferenceSeconds, audioSeconds))  (\(format(Double(frames) / inferenceSeconds, 0)) frames/s)")
         print("detector total   RTF \(rtf(detectorSeconds, audioSeconds))  (\(format(audioSeconds / detectorSeconds, 0))× faster than real time, \(detections) detections)")
-        if phraseCheck.enabled { try benchmarkPhraseCheck(models, minute: minute) }
+        if phraseCheck.enabled ?? (models[0].detection.phraseCheck != nil) { try benchmarkPhraseCheck(models, minute: minute) }
         print("peak RSS         \(format(Double(peakResidentKilobytes()) / 1024, 1)) MiB")
     }
 

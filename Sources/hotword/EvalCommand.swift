@@ -131,8 +131,10 @@ struct EvalCommand: ParsableCommand {
         var data = data
         data.useFetchedCorpora()
         let stream = try data.stream()
-        let check = try phraseCheck.enabled
-            ? PhraseSpotting(KeywordCheck(phrase: keywordModel.keywords[0], thresholdPerPhone: phraseCheck.thresholdPerPhone), jobs: threads) : nil
+        let checkThreshold = phraseCheck.phrases(for: [keywordModel])[keywordModel.keywords[0]]
+        let check = try checkThreshold.map { threshold in
+            PhraseSpotting(try KeywordCheck(phrase: keywordModel.keywords[0], thresholdPerPhone: threshold), jobs: threads)
+        }
         let sensitivities = stride(from: 0, through: 20, by: 1).map { Float($0) / 20 }
         let points = try Evaluation.sweep(keywordModel, stream: stream, sensitivities: sensitivities, check: check)
         // The limits are a property of the model, not of its sensitivity map: read them off the
@@ -154,7 +156,7 @@ struct EvalCommand: ParsableCommand {
         } else {
             let clips = stream.keywordRanges.count / data.passes
             let heard = data.passes == 1 ? "" : clips > 0 ? " (\(clips) clips × \(data.passes) passes)" : " (\(data.passes) passes)"
-            if phraseCheck.enabled { print("second stage: pocketsphinx spotting \"\(keywordModel.keywords[0])\", \(phraseCheck.thresholdPerPhone) per phone") }
+            if let checkThreshold { print("second stage: pocketsphinx spotting \"\(keywordModel.keywords[0])\", \(checkThreshold) per phone") }
             print("\(keywordModel.keywords[0]): \(stream.keywordRanges.count) keywords\(heard) in \(format(stream.duration / 60, 1)) min of audio (\(format(stream.negativeDuration / 3600, 3)) h without the keyword)\(data.noise.isEmpty ? "" : ", noise at \(format(Double(data.snr), 0)) dB SNR")")
             print("sensitivity  threshold  miss rate  false alarms/h")
             for point in points {

@@ -3,22 +3,31 @@ import HotwordAssistant
 import HotwordCore
 import HotwordSpotting
 
-/// `--check-phrase` and its threshold, for `detect` and `eval`: the second stage after a detection.
+/// `--check-phrase` and its threshold, for `detect`, `eval` and `bench`: the second stage after a
+/// detection. Unset, a keyword is checked when its model asks for it (`hotword tune --check-phrase`), as `hotword run` does.
 struct PhraseCheckOptions: ParsableArguments {
-    @Flag(name: .customLong("check-phrase"), help: "A second stage: keep a detection only where pocketsphinx (US English) also spots the model's phrase in the 3 s around it (2 s before, 1 s after), as `synthesize` checks its clips.")
-    var enabled = false
+    @Flag(name: .customLong("check-phrase"), inversion: .prefixedNo,
+          help: "A second stage: keep a detection only where pocketsphinx (US English) also spots the keyword's phrase in the 3 s around it (2 s before, 1 s after), as `synthesize` checks its clips. Default: as the model asks.")
+    var enabled: Bool?
 
-    @Option(name: .customLong("check-threshold-per-phone"), help: ArgumentHelp("The second stage's spotting threshold per phone (lower hears more).", valueName: "P"))
-    var thresholdPerPhone = SpottingRule.defaultThresholdPerPhone
+    @Option(name: .customLong("check-threshold-per-phone"), help: ArgumentHelp("The second stage's spotting threshold per phone (lower hears more; default: the model's, else \(SpottingRule.defaultThresholdPerPhone)).", valueName: "P"))
+    var thresholdPerPhone: Double?
 
-    /// A spotter for each keyword of `models`, or none without `--check-phrase`. A keyword
-    /// without a pronunciation, or pocketsphinx's model missing, is a wrong setup (status 78).
+    /// The keywords of `models` to check, each with its threshold per phone.
+    func phrases(for models: [KeywordModel]) -> [String: Double] {
+        let settings = Dictionary(models.flatMap(\.keywords).map { ($0, KeywordSettings(checkPhrase: enabled)) }) { first, _ in first }
+        let phrases = KeywordModel.checkedPhrases(of: models, settings: settings,
+                                                  defaultThresholdPerPhone: thresholdPerPhone ?? SpottingRule.defaultThresholdPerPhone)
+        return thresholdPerPhone.map { threshold in phrases.mapValues { _ in threshold } } ?? phrases
+    }
+
+    /// A spotter for each keyword of `models` to check. A keyword without a pronunciation, or
+    /// pocketsphinx's model missing, is a wrong setup (status 78).
     func spotters(for models: [KeywordModel]) throws -> [String: PhraseSpotter] {
-        guard enabled else { return [:] }
         var spotters: [String: PhraseSpotter] = [:]
-        for keyword in models.flatMap(\.keywords) where spotters[keyword] == nil {
+        for (keyword, threshold) in phrases(for: models) {
             do {
-                spotters[keyword] = try PhraseSpotter(phrase: keyword, thresholdPerPhone: thresholdPerPhone)
+                spotters[keyword] = try PhraseSpotter(phrase: keyword, thresholdPerPhone: threshold)
             } catch {
                 throw CommandFailure("\(error)", status: .configuration)
             }

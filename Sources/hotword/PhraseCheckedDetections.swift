@@ -52,7 +52,7 @@ final class PhraseCheckedDetections {
     private func check(_ detection: Detection) throws -> Verdict {
         let range = CheckedWindow.samples(around: detection.time, sampleRate: AudioFormat.sampleRate, available: Int(ring.totalWritten))
         let span = window.withUnsafeMutableBufferPointer { ring.readLast(range.count, endingAt: UInt64(range.upperBound), into: $0) }
-        // Every keyword has a spotter (`PhraseCheckOptions.spotters`).
+        // A keyword without a spotter is not checked.
         let heard = try spotters[detection.keyword]?.hears(Array(window.prefix(span.count))) ?? true
         return Verdict(detection: detection, kept: heard)
     }

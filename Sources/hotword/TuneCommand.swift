@@ -1,6 +1,7 @@
 import ArgumentParser
 import HotwordCore
 import HotwordModels
+import HotwordSpotting
 import HotwordTraining
 
 /// `hotword tune`: set the operating point for a target false-alarm rate.
@@ -11,7 +12,11 @@ struct TuneCommand: ParsableCommand {
         discussion: """
             Measures false alarms per hour on the given data (as `hotword eval` does) across score \
             thresholds and writes the model back with sensitivity 0.5 at the lowest threshold that \
-            meets --target-fa-per-hour, 0 at a tenth of the target and 1 at ten times it.
+            meets --target-fa-per-hour, 0 at a tenth of the target and 1 at ten times it. \
+            --check-phrase also stores that the model's detections are to pass the second stage \
+            (pocketsphinx spotting the keyword around each one) wherever it runs, as a model \
+            trained from synthetic voices alone should; the threshold is still tuned on the first \
+            stage alone, so the check only removes false alarms.
             """)
 
     @Option(help: "The model file to tune.")
@@ -22,11 +27,21 @@ struct TuneCommand: ParsableCommand {
     @Option(name: .customLong("target-fa-per-hour"), help: "False alarms per hour to allow at the default sensitivity.")
     var target: Double = 1
 
+    @Flag(name: .customLong("check-phrase"), inversion: .prefixedNo,
+          help: "Store that detections must pass the phrase check by default (--no-check-phrase: that they need not; unset: as the model had it).")
+    var checkPhrase: Bool?
+
+    @Option(name: .customLong("check-threshold-per-phone"), help: ArgumentHelp("With --check-phrase: pocketsphinx's spotting threshold per phone to store (lower hears more).", valueName: "P"))
+    var checkThresholdPerPhone = SpottingRule.defaultThresholdPerPhone
+
     @Option(help: ArgumentHelp("Write the tuned model here (default: overwrite --model).", valueName: "MODEL"))
     var out: String?
 
     func run() throws {
         guard target > 0 else { throw ValidationError("--target-fa-per-hour must be > 0") }
+        guard checkThresholdPerPhone > 0, checkThresholdPerPhone <= 1 else {
+            throw ValidationError("--check-threshold-per-phone \(checkThresholdPerPhone): expected a number in (0, 1]")
+        }
         let path: String, loaded: KeywordModel
         do {
             path = try ModelStore.resolve(model)
@@ -39,8 +54,15 @@ struct TuneCommand: ParsableCommand {
         let stream = try data.stream()
         do {
             let result = try Tuning.tune(loaded, stream: stream, target: target)
-            try ModelStore.save(result.model, to: out ?? path)
+            var tuned = result.model
+            if let checkPhrase {
+                tuned.detection.phraseCheck = checkPhrase ? PhraseCheckDefaults(thresholdPerPhone: checkThresholdPerPhone) : nil
+            }
+            try ModelStore.save(tuned, to: out ?? path)
             let chosen = result.chosen
+            if let check = tuned.detection.phraseCheck {
+                print("second stage by default: pocketsphinx spotting \"\(tuned.keywords.joined(separator: "\", \""))\", \(check.thresholdPerPhone) per phone")
+            }
             print("threshold \(format(Double(chosen.threshold), 4)) at sensitivity 0.5: \(format(chosen.falseAlarmsPerHour, 2)) false alarms/h, miss rate \(format(chosen.missRate * 100, 1)) %")
             print("wrote \(out ?? path)")
         } catch {

@@ -24,18 +24,18 @@ struct HearingTests {
         private var buffer: [Float]
 
         init(keywords: [(String, Double)] = [("beep", 1_000)], settings: Hearing.Settings = Hearing.Settings(),
-             ringSeconds: Double = 30) throws {
+             ringSeconds: Double = 30, checks: [String: any DetectionCheck] = [:]) throws {
             let ring = SampleRing(minimumCapacity: Int(ringSeconds * Double(HearingTests.rate)))
             self.ring = ring
             buffer = [Float](repeating: 0, count: ring.capacity)
             ownOutput = OwnOutputLog(capturePosition: { ring.totalWritten })
-            hearing = try Self.hearing(keywords, settings, ring, ownOutput)
+            hearing = try Self.hearing(keywords, settings, ring, ownOutput, checks: checks)
         }
 
         static func hearing(_ keywords: [(String, Double)], _ settings: Hearing.Settings, _ ring: SampleRing,
-                            _ ownOutput: OwnOutputLog) throws -> Hearing {
+                            _ ownOutput: OwnOutputLog, checks: [String: any DetectionCheck] = [:]) throws -> Hearing {
             try Hearing(models: keywords.map { ToneModels.model(keyword: $0.0, frequency: $0.1) }, settings: settings,
-                        audio: ring, ownSound: ownOutput)
+                        audio: ring, ownSound: ownOutput, checks: checks)
         }
 
         /// Puts `audio` into the ring and hears it, `chunk` samples at a time (the sizes repeat).
@@ -316,8 +316,8 @@ struct HearingTests {
     // MARK: The follow-up window
 
     /// Hearing with a follow-up window of `seconds`, after a second of quiet room.
-    static func followingUp(_ seconds: Double, ringSeconds: Double = 30) throws -> Rig {
-        let rig = try Rig(settings: Hearing.Settings(followUp: position(seconds)), ringSeconds: ringSeconds)
+    static func followingUp(_ seconds: Double, ringSeconds: Double = 30, checks: [String: any DetectionCheck] = [:]) throws -> Rig {
+        let rig = try Rig(settings: Hearing.Settings(followUp: position(seconds)), ringSeconds: ringSeconds, checks: checks)
         rig.hear(audio(1))
         return rig
     }

@@ -54,7 +54,8 @@ public struct AssistantConfiguration: Sendable, Equatable {
                 sensitivity: own.sensitivity ?? wake.sensitivity,
                 smoothingSeconds: own.smoothingSeconds ?? detector.smoothingSeconds,
                 triggerLevel: own.triggerLevel ?? detector.triggerLevel,
-                refractorySeconds: own.refractorySeconds ?? detector.refractorySeconds)
+                refractorySeconds: own.refractorySeconds ?? detector.refractorySeconds,
+                checkPhrase: own.checkPhrase ?? detector.checkPhrase)
         }
         return settings
     }
@@ -113,11 +114,14 @@ public struct DetectorTuning: Sendable, Equatable {
     public var smoothingSeconds: Float?
     public var triggerLevel: Int?
     public var refractorySeconds: Float?
+    /// Whether detections must pass the phrase check (nil: as each model asks).
+    public var checkPhrase: Bool?
 
-    public init(smoothingSeconds: Float? = nil, triggerLevel: Int? = nil, refractorySeconds: Float? = nil) {
+    public init(smoothingSeconds: Float? = nil, triggerLevel: Int? = nil, refractorySeconds: Float? = nil, checkPhrase: Bool? = nil) {
         self.smoothingSeconds = smoothingSeconds
         self.triggerLevel = triggerLevel
         self.refractorySeconds = refractorySeconds
+        self.checkPhrase = checkPhrase
     }
 }
 

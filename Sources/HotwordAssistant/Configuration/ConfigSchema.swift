@@ -63,11 +63,13 @@ enum ConfigSchema {
             keywordKey("smoothing_s", .number(0...5, "seconds")) { $0.smoothingSeconds = Float($1) },
             keywordKey("trigger_level", .integer(1...100, "network outputs")) { $0.triggerLevel = $1 },
             keywordKey("refractory_s", .number(0...60, "seconds")) { $0.refractorySeconds = Float($1) },
+            keywordKey("check_phrase", .boolean) { $0.checkPhrase = $1 },
         ], subsections: []),
         "detector": Section(keys: [
             key("smoothing_s", .number(0...5, "seconds")) { $0.detector.smoothingSeconds = Float($1) },
             key("trigger_level", .integer(1...100, "network outputs")) { $0.detector.triggerLevel = $1 },
             key("refractory_s", .number(0...60, "seconds")) { $0.detector.refractorySeconds = Float($1) },
+            key("check_phrase", .boolean) { $0.detector.checkPhrase = $1 },
         ], subsections: []),
         "cue": Section(keys: [
             key("enabled", .boolean) { $0.cue.enabled = $1 },

@@ -264,7 +264,7 @@ actor Conversation {
             setState(.listening)
         case .audioLost(let samples):
             emit(.error(stage: .audio, message: "\(Self.seconds(samples)) s of audio lost: the machine is too busy"))
-        case .ownWakeWord, .ownSoundHeard, .followUpClosed:
+        case .ownWakeWord, .ownSoundHeard, .followUpClosed, .wakeRejected, .checkFailed:
             break  // the listener's log has them
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import HotwordAudio
 import HotwordCore
 import HotwordModels
+import HotwordSpotting
 import HotwordSUSI
 
 /// What the listener needs from the configuration, and what a reload may change in it: the
@@ -30,13 +31,31 @@ struct ListenerSettings {
             ownSoundTail: UInt64(max(0, configuration.wake.echoTailMilliseconds * AudioFormat.sampleRate / 1000)),
             recording: configuration.recording,
             followUp: UInt64(configuration.phrases.followUpWindowSeconds * Double(AudioFormat.sampleRate)))
+        let checks = try Self.phraseChecks(models: models, settings: settings.keywords, pocketsphinx: configuration.stt.pocketsphinx)
         do throws(DetectorError) {
-            hearing = try Hearing(models: models, settings: settings, audio: ring, ownSound: ownOutput)
+            hearing = try Hearing(models: models, settings: settings, audio: ring, ownSound: ownOutput, checks: checks)
         } catch {
             throw .detector(error)
         }
         gain = configuration.audio.gain
         wakeRecordings = try configuration.keepDirectory.map { (path) throws(AssistantError) in try WakeRecordings(directory: path) }
+    }
+
+    /// A phrase spotter (pocketsphinx, with the speech recogniser's acoustic model and dictionary)
+    /// for each keyword whose detections must pass one (`KeywordModel.checkedPhrases`).
+    static func phraseChecks(models: [KeywordModel], settings: [String: KeywordSettings],
+                             pocketsphinx: PocketSphinxConfiguration) throws(AssistantError) -> [String: any DetectionCheck] {
+        let phrases = KeywordModel.checkedPhrases(of: models, settings: settings,
+                                                  defaultThresholdPerPhone: SpottingRule.defaultThresholdPerPhone)
+        var checks: [String: any DetectionCheck] = [:]
+        for (keyword, threshold) in phrases {
+            do throws(PhraseSpotterError) {
+                checks[keyword] = try PhraseSpotter(phrase: keyword, configuration: pocketsphinx, thresholdPerPhone: threshold)
+            } catch {
+                throw .phraseCheck(keyword: keyword, error)
+            }
+        }
+        return checks
     }
 }
 

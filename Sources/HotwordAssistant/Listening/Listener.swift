@@ -145,6 +145,10 @@ final class Listener: Sendable {
         switch event {
         case .ownWakeWord(let detection):
             logger.info("'\(detection.keyword)' ignored: the assistant was saying it itself")
+        case .wakeRejected(let detection):
+            logger.info("'\(detection.keyword)' at \(String(format: "%.2f", detection.time)) s not confirmed by the phrase check: ignored")
+        case .checkFailed(let detection, let reason):
+            logger.error("the phrase check of '\(detection.keyword)' failed (\(reason)): the wake word counts")
         case .ownSoundHeard(let heard):
             logger.debug(heard ? "own sound in the microphone: wake-word thresholds raised" : "wake-word thresholds back to normal")
         case .utterance(_, let wake), .noSpeech(let wake):

@@ -31,12 +31,17 @@ public struct KeywordSettings: Sendable, Hashable, Codable {
     public var smoothingSeconds: Float?
     public var triggerLevel: Int?
     public var refractorySeconds: Float?
+    /// Whether detections must pass the second stage (a phrase spotter) to count; nil keeps the
+    /// model's default (`DetectionDefaults.phraseCheck`). The detector itself ignores it.
+    public var checkPhrase: Bool?
 
-    public init(sensitivity: Float? = nil, smoothingSeconds: Float? = nil, triggerLevel: Int? = nil, refractorySeconds: Float? = nil) {
+    public init(sensitivity: Float? = nil, smoothingSeconds: Float? = nil, triggerLevel: Int? = nil, refractorySeconds: Float? = nil,
+                checkPhrase: Bool? = nil) {
         self.sensitivity = sensitivity
         self.smoothingSeconds = smoothingSeconds
         self.triggerLevel = triggerLevel
         self.refractorySeconds = refractorySeconds
+        self.checkPhrase = checkPhrase
     }
 }
 

@@ -26,3 +26,20 @@ public enum CheckedWindow {
         Int((time + after) * Double(sampleRate))
     }
 }
+
+extension KeywordModel {
+    /// The keywords of `models` whose detections must pass a phrase check, each with
+    /// pocketsphinx's threshold per phone: where the user's `checkPhrase` says so, else where
+    /// the model asks for one (`DetectionDefaults.phraseCheck`; `defaultThresholdPerPhone` for
+    /// a model that does not but is checked all the same).
+    public static func checkedPhrases(of models: [KeywordModel], settings: [String: KeywordSettings],
+                                      defaultThresholdPerPhone: Double) -> [String: Double] {
+        var checked: [String: Double] = [:]
+        for model in models {
+            for keyword in model.keywords where settings[keyword]?.checkPhrase ?? (model.detection.phraseCheck != nil) {
+                checked[keyword] = model.detection.phraseCheck?.thresholdPerPhone ?? defaultThresholdPerPhone
+            }
+        }
+        return checked
+    }
+}

@@ -23,7 +23,17 @@
 /// heard as at any time, and its question replaces the follow-up recording (which most likely
 /// heard the wake word's own start).
 ///
-/// Buffers are allocated in `init`; `hear` allocates nothing but a finished question (or follow-up).
+/// A keyword with a second stage (`checks`) is answered only once the check agrees: at a
+/// detection the hearing waits until `CheckedWindow.after` seconds of audio have come (a
+/// follow-up window's recording goes on meanwhile), then asks the check about the audio around
+/// the detection. If it agrees, the wake is reported at the detection's sample (late by that
+/// wait) and the recorder catches up from there, reading the waited audio back, so the question
+/// loses nothing; if not, `.wakeRejected` is reported and the detector restarts as after a
+/// question. A check that fails is reported and counts as agreeing: a broken second stage must
+/// not make the assistant deaf. Audio lost during the wait takes the detection with it.
+///
+/// Buffers are allocated in `init`; `hear` allocates nothing but a finished question (or
+/// follow-up) and a checked window.
 public final class Hearing {
     public struct Settings: Sendable, Equatable {
         /// Per keyword, as for `Detector`: whatever is not set keeps the model's default.
@@ -69,6 +79,12 @@ public final class Hearing {
     /// Audio from before the detector's restart that it hears first.
     private let priming: UnsafeMutableBufferPointer<Float>
     private let silence: UnsafeMutableBufferPointer<Float>
+    /// Per keyword, the second stage its detections must pass, if any.
+    private let checks: [String: any DetectionCheck]
+    /// The audio around a detection being checked, and then the audio the recorder catches up on.
+    private let checked: UnsafeMutableBufferPointer<Float>
+    /// A detection waiting for the audio after it, to be checked at sample `end`.
+    private var pendingCheck: (detection: Detection, position: UInt64, end: UInt64)?
 
     /// The position of the next sample `hear` expects.
     public private(set) var nextPosition: UInt64 = 0
@@ -85,8 +101,16 @@ public final class Hearing {
     /// - Parameters:
     ///   - audio: the stream's recent audio (pre-roll, priming a restarted detector).
     ///   - ownSound: where the assistant's own sound may be in the stream.
-    public init(models: [KeywordModel], settings: Settings, audio: any RecentAudio, ownSound: any OwnSoundLog) throws(DetectorError) {
-        detector = try Detector(models: models, settings: settings.keywords)
+    ///   - checks: per keyword, a second stage its detections must pass (`audio` must hold
+    ///     `CheckedWindow.before + after` seconds more than the pre-roll).
+    public init(models: [KeywordModel], settings: Settings, audio: any RecentAudio, ownSound: any OwnSoundLog,
+                checks: [String: any DetectionCheck] = [:]) throws(DetectorError) {
+        let detector = try Detector(models: models, settings: settings.keywords)
+        if let unknown = checks.keys.sorted().first(where: { !detector.keywords.contains($0) }) {
+            throw .unknownKeyword(unknown, known: detector.keywords)
+        }
+        self.detector = detector
+        self.checks = checks
         sensitivities = models.flatMap { model in
             model.keywords.map { keyword in
                 let normal = settings.keywords[keyword]?.sensitivity ?? model.detection.sensitivity
@@ -102,9 +126,12 @@ public final class Hearing {
         priming = .allocate(capacity: max(1, warmUp))
         silence = .allocate(capacity: 1_024)
         silence.initialize(repeating: 0)
+        let checkedSeconds = checks.isEmpty ? 0 : CheckedWindow.before + CheckedWindow.after
+        checked = .allocate(capacity: max(1, Int(checkedSeconds * Double(AudioFormat.sampleRate))))
     }
 
     deinit {
+        checked.deallocate()
         preRoll.deallocate()
         priming.deallocate()
         silence.deallocate()
@@ -112,8 +139,9 @@ public final class Hearing {
 
     public var keywords: [String] { detector.keywords }
 
-    /// Whether a question is being recorded or a follow-up window is open (new settings wait for its end).
-    public var isRecording: Bool { recorder.isRecording }
+    /// Whether a question is being recorded, a follow-up window is open or a detection awaits its
+    /// check (new settings wait for its end).
+    public var isRecording: Bool { recorder.isRecording || pendingCheck != nil }
 
     /// Hears the next chunk of the stream, which starts at `position` (after a gap when that is
     /// past `nextPosition`). With `wakeEnabled` false, detections are ignored (busy, no barge-in).
@@ -122,14 +150,21 @@ public final class Hearing {
         precondition(position >= nextPosition, "audio at \(position) after audio up to \(nextPosition)")
         if position > nextPosition { skipGap(to: position, emit) }
         nextPosition = position + UInt64(samples.count)
+        consume(samples, at: position, wakeEnabled: wakeEnabled, emit)
+        if unreportedLoss > 0 { reportLoss(emit) }
+    }
+
+    /// Hands each part of `samples` to whoever hears it now, in a loop: the state may change within a chunk.
+    private func consume(_ samples: UnsafeBufferPointer<Float>, at position: UInt64, wakeEnabled: Bool,
+                         _ emit: (HearingEvent) -> Void) {
         var offset = 0
         while offset < samples.count {
             let rest = UnsafeBufferPointer(rebasing: samples[offset...])
             let at = position + UInt64(offset)
-            offset += !recorder.isRecording ? detect(rest, at: at, wakeEnabled: wakeEnabled, emit)
+            offset += pendingCheck != nil ? awaitCheck(rest, at: at, wakeEnabled: wakeEnabled, emit)
+                : !recorder.isRecording ? detect(rest, at: at, wakeEnabled: wakeEnabled, emit)
                 : followingUp ? followUp(rest, at: at, wakeEnabled: wakeEnabled, emit) : record(rest, at: at, emit)
         }
-        if unreportedLoss > 0 { reportLoss(emit) }
     }
 
     /// Opens the follow-up window at `nextPosition` (the answer has ended). Nothing happens while
@@ -158,6 +193,7 @@ public final class Hearing {
         if unreportedLoss > 0 { reportLoss(emit, evenIfEarly: true) }
         recorder.cancel()
         followingUp = false
+        pendingCheck = nil
     }
 
     // MARK: Detecting
@@ -167,7 +203,7 @@ public final class Hearing {
                         _ emit: (HearingEvent) -> Void) -> Int {
         recorder.listen(samples)
         guard let wakeWord = wakeWord(in: samples, at: position, wakeEnabled: wakeEnabled, emit) else { return samples.count }
-        startQuestion(after: wakeWord.detection, at: wakeWord.position, emit)
+        if !awaitsCheck(wakeWord) { startQuestion(after: wakeWord.detection, at: wakeWord.position, emit) }
         return Int(wakeWord.position - position)
     }
 
@@ -187,8 +223,14 @@ public final class Hearing {
         return (detection, min(max(detectorOrigin + offset, position), end))
     }
 
-    /// Starts recording the question after the wake word detected at `detected`.
-    private func startQuestion(after detection: Detection, at detected: UInt64, _ emit: (HearingEvent) -> Void) {
+    /// Starts recording the question after the wake word detected at `detected` (ending the
+    /// follow-up window first when `interrupting`: its recording most likely heard the wake word's start).
+    private func startQuestion(interrupting: Bool = false, after detection: Detection, at detected: UInt64,
+                               _ emit: (HearingEvent) -> Void) {
+        if interrupting, followingUp {
+            recorder.cancel()
+            followingUp = false
+        }
         emit(.wake(detection, position: detected))
         wake = (detection.keyword, detected)
         let kept = audio.readLast(recorder.preRollSamples, endingAt: detected, into: preRoll)
@@ -216,6 +258,57 @@ public final class Hearing {
             try? detector.setSensitivity(raised ? setting.duringOwnSound : setting.normal, for: setting.keyword)
         }
         emit(.ownSoundHeard(raised))
+    }
+
+    // MARK: Checking
+
+    /// Whether `wakeWord` waits for its keyword's check (which starts waiting now).
+    private func awaitsCheck(_ wakeWord: (detection: Detection, position: UInt64)) -> Bool {
+        guard checks[wakeWord.detection.keyword] != nil else { return false }
+        let end = wakeWord.position + UInt64(CheckedWindow.after * Double(AudioFormat.sampleRate))
+        pendingCheck = (wakeWord.detection, wakeWord.position, end)
+        return true
+    }
+
+    /// Hears audio while a detection waits for the audio after it: the detector pauses (it restarts
+    /// after the check), a follow-up window's recording goes on. Returns how much it took: all, or
+    /// up to the end of the wait, where the check decides.
+    private func awaitCheck(_ samples: UnsafeBufferPointer<Float>, at position: UInt64, wakeEnabled: Bool,
+                            _ emit: (HearingEvent) -> Void) -> Int {
+        guard let pending = pendingCheck else { return 0 }
+        let taken = Int(min(UInt64(samples.count), pending.end - position))
+        if followingUp { recordFollowUp(UnsafeBufferPointer(rebasing: samples[..<taken]), at: position, emit) }
+        if position + UInt64(taken) == pending.end {
+            pendingCheck = nil
+            decideCheck(of: pending.detection, at: pending.position, end: pending.end, wakeEnabled: wakeEnabled, emit)
+        }
+        return taken
+    }
+
+    /// Asks the keyword's check about the audio around the detection at `detected`; if it agrees
+    /// (and waking is still on), starts the question there and lets the recorder hear the audio
+    /// from the detection to `end` again; if not, the detector restarts at `end`, having heard
+    /// the audio since the detection (what it detects in that is ignored, as after a question).
+    private func decideCheck(of detection: Detection, at detected: UInt64, end: UInt64, wakeEnabled: Bool,
+                             _ emit: (HearingEvent) -> Void) {
+        guard let check = checks[detection.keyword], wakeEnabled else {
+            primeDetector(from: detected, to: end, emit)
+            return
+        }
+        let wanted = UInt64(CheckedWindow.before * Double(AudioFormat.sampleRate)) + (end - detected)
+        let window = audio.readLast(Int(min(wanted, end - min(detectorOrigin, end))), endingAt: end, into: checked)
+        do {
+            guard try check.accepts([Array(checked[..<window.count])]).first == true else {
+                emit(.wakeRejected(detection))
+                primeDetector(from: detected, to: end, emit)
+                return
+            }
+        } catch {
+            emit(.checkFailed(detection, reason: "\(error)"))
+        }
+        startQuestion(interrupting: true, after: detection, at: detected, emit)
+        let waited = audio.readLast(Int(end - detected), endingAt: end, into: checked)
+        consume(UnsafeBufferPointer(rebasing: checked[..<waited.count]), at: waited.start, wakeEnabled: wakeEnabled, emit)
     }
 
     // MARK: Recording
@@ -271,11 +364,7 @@ public final class Hearing {
         let heard = wakeWord.map { Int($0.position - position) } ?? samples.count
         recordFollowUp(UnsafeBufferPointer(rebasing: samples[..<heard]), at: position, emit)
         guard let wakeWord else { return samples.count }
-        if followingUp {
-            recorder.cancel()
-            followingUp = false
-        }
-        startQuestion(after: wakeWord.detection, at: wakeWord.position, emit)
+        if !awaitsCheck(wakeWord) { startQuestion(interrupting: true, after: wakeWord.detection, at: wakeWord.position, emit) }
         return heard
     }
 
@@ -304,6 +393,9 @@ public final class Hearing {
     private func skipGap(to position: UInt64, _ emit: (HearingEvent) -> Void) {
         unreportedLoss += position - nextPosition
         reportLoss(emit)
+        // A detection waiting for its check is lost with the audio: the ring lapped, so the audio
+        // around it has been overwritten.
+        pendingCheck = nil
         // A follow-up window ends: what was said in it is incomplete.
         if followingUp {
             recorder.cancel()

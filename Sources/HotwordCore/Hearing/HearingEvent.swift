@@ -2,6 +2,10 @@
 public enum HearingEvent: Sendable, Equatable {
     /// A wake word; `position` is the sample at which it was detected (about the keyword's end).
     case wake(Detection, position: UInt64)
+    /// A detection its keyword's second stage did not confirm (`Hearing`'s `checks`): ignored.
+    case wakeRejected(Detection)
+    /// The second stage failed on a detection (`reason`); it counts as confirmed, and `.wake` follows.
+    case checkFailed(Detection, reason: String)
     /// A wake word heard while the assistant's own voice may have been saying it: ignored.
     case ownWakeWord(Detection)
     /// The question after the wake word has started, at `position`.

@@ -72,6 +72,9 @@ public struct DetectionDefaults: Sendable, Hashable, Codable {
     public var triggerLevel: Int
     /// After a detection the keyword cannot fire again for this long.
     public var refractorySeconds: Float
+    /// A second stage the model asks for by default (nil: none): each detection stands only if
+    /// a phrase spotter hears the keyword in the audio around it (`DetectionCheck`).
+    public var phraseCheck: PhraseCheckDefaults?
 
     /// The longest smoothing and refractory periods a detector accepts, from a model file or a user.
     public static let maximumSmoothingSeconds = 5
@@ -79,13 +82,28 @@ public struct DetectionDefaults: Sendable, Hashable, Codable {
 
     public init(
         sensitivity: Float = 0.5, sensitivityMap: SensitivityMap = SensitivityMap(),
-        smoothingSeconds: Float = 0.05, triggerLevel: Int = 1, refractorySeconds: Float = 1.0
+        smoothingSeconds: Float = 0.05, triggerLevel: Int = 1, refractorySeconds: Float = 1.0,
+        phraseCheck: PhraseCheckDefaults? = nil
     ) {
         self.sensitivity = sensitivity
         self.sensitivityMap = sensitivityMap
         self.smoothingSeconds = smoothingSeconds
         self.triggerLevel = triggerLevel
         self.refractorySeconds = refractorySeconds
+        self.phraseCheck = phraseCheck
+    }
+}
+
+/// The second stage a model is meant to run with: pocketsphinx spotting the keyword's phrase in
+/// the audio around each detection. `hotword tune --check-phrase` sets it for models trained from
+/// synthetic voices alone, whose first stage wakes too easily on voices and noise it never heard
+/// (docs/training.md, "Second stage"). Files written before it existed have none.
+public struct PhraseCheckDefaults: Sendable, Hashable, Codable {
+    /// pocketsphinx's keyword threshold per phone of the phrase: lower spots more.
+    public var thresholdPerPhone: Double
+
+    public init(thresholdPerPhone: Double) {
+        self.thresholdPerPhone = thresholdPerPhone
     }
 }
 

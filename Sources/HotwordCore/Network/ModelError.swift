@@ -122,6 +122,9 @@ extension DetectionDefaults {
         guard points.allSatisfy({ $0.threshold.isFinite && (0...1).contains($0.threshold) }) else {
             throw .invalidModel("sensitivity map thresholds must lie in [0, 1]")
         }
+        if let phraseCheck, !(phraseCheck.thresholdPerPhone > 0 && phraseCheck.thresholdPerPhone <= 1) {
+            throw .invalidModel("phraseCheck.thresholdPerPhone \(phraseCheck.thresholdPerPhone) must lie in (0, 1]")
+        }
     }
 }
 
