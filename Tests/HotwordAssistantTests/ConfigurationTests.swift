@@ -50,11 +50,13 @@ struct ConfigurationTests {
             smoothing_s = 0.2
             trigger_level = 3
             refractory_s = 4
+            check_phrase = false
 
             [detector]
             smoothing_s = 0.1
             trigger_level = 2
             refractory_s = 1.5
+            check_phrase = true
 
             [cue]
             enabled = false
@@ -126,8 +128,9 @@ struct ConfigurationTests {
         #expect(c.wake.models == ["hey_susi", "/opt/models/computer.hwks"])
         #expect(c.wake.sensitivity == 0.6 && c.wake.speakingSensitivity == 0.1)
         #expect(c.wake.bargeIn == false && c.wake.echoTailMilliseconds == 250)
-        #expect(c.wake.keywords["hey susi"] == KeywordSettings(sensitivity: 0.7, smoothingSeconds: 0.2, triggerLevel: 3, refractorySeconds: 4))
-        #expect(c.detector == DetectorTuning(smoothingSeconds: 0.1, triggerLevel: 2, refractorySeconds: 1.5))
+        #expect(c.wake.keywords["hey susi"] == KeywordSettings(sensitivity: 0.7, smoothingSeconds: 0.2, triggerLevel: 3, refractorySeconds: 4,
+                                                                   checkPhrase: false))
+        #expect(c.detector == DetectorTuning(smoothingSeconds: 0.1, triggerLevel: 2, refractorySeconds: 1.5, checkPhrase: true))
         #expect(c.cue == CueSettings(enabled: false, file: "/usr/share/sounds/ding.wav"))
         #expect(c.recording.preRollSeconds == 0.4 && c.recording.trailingSilenceSeconds == 1.2)
         #expect(c.recording.maxLengthSeconds == 12 && c.recording.noSpeechTimeoutSeconds == 4.5)
@@ -156,8 +159,8 @@ struct ConfigurationTests {
         #expect(c.events.onWake == ["/usr/local/bin/woke", "--led"])
         // Keyword settings combine: the keyword's own table over [detector] over [wake].
         #expect(c.keywordSettings(for: ["hey susi", "computer"]) == [
-            "hey susi": KeywordSettings(sensitivity: 0.7, smoothingSeconds: 0.2, triggerLevel: 3, refractorySeconds: 4),
-            "computer": KeywordSettings(sensitivity: 0.6, smoothingSeconds: 0.1, triggerLevel: 2, refractorySeconds: 1.5),
+            "hey susi": KeywordSettings(sensitivity: 0.7, smoothingSeconds: 0.2, triggerLevel: 3, refractorySeconds: 4, checkPhrase: false),
+            "computer": KeywordSettings(sensitivity: 0.6, smoothingSeconds: 0.1, triggerLevel: 2, refractorySeconds: 1.5, checkPhrase: true),
         ])
     }
 

@@ -9,6 +9,7 @@ import Testing
         model.training = TrainingRecord(command: "hotword train --keyword 'hey susi'", data: ["a/", "b/"], seed: 42,
                                         date: "2026-11-22", figures: ["miss_rate": 0.031])
         model.detection.refractorySeconds = 1.5
+        model.detection.phraseCheck = PhraseCheckDefaults(thresholdPerPhone: 1e-20)
         return model
     }()
 
@@ -18,6 +19,33 @@ import Testing
         #expect(loaded == model)
         #expect(try ModelFile.encode(loaded) == bytes)
         #expect(Array(bytes.prefix(4)) == Array("HWKS".utf8))
+    }
+
+    /// Files written before models could ask for a second stage have no `phraseCheck`: they read
+    /// as asking for none, and write back without the key.
+    @Test func aFileWithoutAPhraseCheckAsksForNone() throws {
+        let loaded = try decodeWithHeader { header in
+            var detection = header["detection"] as! [String: Any]
+            detection["phraseCheck"] = nil
+            header["detection"] = detection
+        }
+        #expect(loaded.detection.phraseCheck == nil)
+        #expect(!String(decoding: try ModelFile.encode(loaded), as: UTF8.self).contains("phraseCheck"))
+        #expect(String(decoding: try ModelFile.encode(model), as: UTF8.self).contains("\"phraseCheck\""))
+    }
+
+    /// Which keywords are checked: the user's `checkPhrase` where set, else the model's wish, at
+    /// the model's threshold (or the given default where the model has none).
+    @Test func checkedPhrasesFollowTheUserThenTheModel() {
+        var asking = NetworkFixtures.everyLayerKind(keywords: ["hey susi"], output: .sigmoid)
+        asking.detection.phraseCheck = PhraseCheckDefaults(thresholdPerPhone: 1e-15)
+        let plain = NetworkFixtures.everyLayerKind(keywords: ["computer", "jarvis"], output: .softmax)
+        func checked(_ settings: [String: KeywordSettings]) -> [String: Double] {
+            KeywordModel.checkedPhrases(of: [asking, plain], settings: settings, defaultThresholdPerPhone: 1e-30)
+        }
+        #expect(checked([:]) == ["hey susi": 1e-15])
+        #expect(checked(["hey susi": KeywordSettings(checkPhrase: false), "jarvis": KeywordSettings(checkPhrase: true)]) == ["jarvis": 1e-30])
+        #expect(checked(["computer": KeywordSettings(sensitivity: 0.7)]) == ["hey susi": 1e-15])
     }
 
     @Test func truncatedFilesSayHowShort() throws {
@@ -155,6 +183,8 @@ import Testing
             (section("frontend", "frameShift", 1), .invalidModel("the network gives 8000.0 outputs per second, more than 1000")),
             (section("detection", "smoothingSeconds", 5.1), .invalidModel("smoothingSeconds 5.1 must lie in 0...5")),
             (section("detection", "refractorySeconds", 61), .invalidModel("refractorySeconds 61.0 must lie in 0...60")),
+            (section("detection", "phraseCheck", ["thresholdPerPhone": 2]), .invalidModel("phraseCheck.thresholdPerPhone 2.0 must lie in (0, 1]")),
+            (section("detection", "phraseCheck", ["thresholdPerPhone": 0]), .invalidModel("phraseCheck.thresholdPerPhone 0.0 must lie in (0, 1]")),
         ]
         for (edit, error) in cases {
             #expect(throws: error) { try decodeWithHeader(edit) }

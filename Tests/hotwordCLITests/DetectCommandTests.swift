@@ -158,6 +158,15 @@ import Testing
         #expect(checked.stdout.isEmpty, "\(checked.stdout)")
         let dropped = checked.stderr.split(separator: "\n").filter { $0.contains("dropped") }
         #expect(dropped.count == 2 && dropped.allSatisfy { $0.contains(tonePath) && $0.contains("good morning computer") }, "\(checked.stderr)")
+
+        // A model that asks for the check (`hotword tune --check-phrase`) gets it unasked, as in
+        // `hotword run`; --no-check-phrase turns it off.
+        var asking = ToneModels.model(keyword: "good morning computer", frequency: 1_000)
+        asking.detection.phraseCheck = PhraseCheckDefaults(thresholdPerPhone: 1e-20)
+        try ModelStore.save(asking, to: phraseModel)
+        let byDefault = try await HotwordBinary.run(arguments), off = try await HotwordBinary.run(arguments + ["--no-check-phrase"])
+        #expect(byDefault.status == 0 && byDefault.stdout.isEmpty, "\(byDefault.stdout)\(byDefault.stderr)")
+        #expect(off.stdout == alone.stdout, "\(off.stdout)")
     }
 
     /// A keyword pocketsphinx cannot pronounce is a wrong setup, named in one line: "zorblax" is

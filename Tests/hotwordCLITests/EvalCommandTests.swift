@@ -123,6 +123,25 @@ import Testing
         #expect(original.detection.sensitivityMap != model.detection.sensitivityMap, "--out leaves --model as it was")
     }
 
+    /// `--check-phrase` stores the second stage in the model; a later tune without it keeps it,
+    /// `--no-check-phrase` removes it.
+    @Test func tuneStoresWhetherTheModelAsksForThePhraseCheck() async throws {
+        let tuned = folder.appendingPathComponent("checked.hwks").path
+        func tune(_ flags: [String], model: String) async throws -> KeywordModel {
+            let result = try await HotwordBinary.run(["tune", "--model", model, "--positives", positives, "--negatives", negatives,
+                                                      "--part", "all", "--out", tuned] + flags)
+            #expect(result.status == 0, "\(result.stderr)")
+            return try ModelStore.load(tuned)
+        }
+        let checked = try await tune(["--check-phrase", "--check-threshold-per-phone", "1e-25"], model: modelPath)
+        #expect(checked.detection.phraseCheck == PhraseCheckDefaults(thresholdPerPhone: 1e-25))
+        #expect(try await tune([], model: tuned).detection.phraseCheck == PhraseCheckDefaults(thresholdPerPhone: 1e-25))
+        #expect(try await tune(["--no-check-phrase"], model: tuned).detection.phraseCheck == nil)
+        let bad = try await HotwordBinary.run(["tune", "--model", modelPath, "--positives", positives, "--negatives", negatives,
+                                               "--check-phrase", "--check-threshold-per-phone", "3", "--out", tuned])
+        #expect(bad.status != 0 && bad.stderr.contains("--check-threshold-per-phone 3.0: expected a number in (0, 1]"), "\(bad.stderr)")
+    }
+
     /// `--source` folders are used whole and reported one by one, `--noise-alone` recordings too;
     /// the worst source is named; the JSON carries the same rows.
     @Test func falseAlarmsArePerSource() async throws {
