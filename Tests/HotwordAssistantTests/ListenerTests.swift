@@ -24,6 +24,12 @@ struct ListenerTests {
             events.withLock { $0.filter { if case .utterance = $0 { true } else { false } }.count }
         }
 
+        var all: [HearingEvent] { events.withLock { $0 } }
+
+        var rejected: Int {
+            events.withLock { $0.filter { if case .wakeRejected = $0 { true } else { false } }.count }
+        }
+
         var followUps: Int {
             events.withLock { $0.filter { if case .followUp = $0 { true } else { false } }.count }
         }
@@ -98,6 +104,35 @@ struct ListenerTests {
                 #expect(abs(apart - seconds) <= 0.01, "wake \(index) came \(apart) s after the first, not \(seconds) s")
             }
         }
+    }
+
+    /// `check_phrase` through the real setup: pocketsphinx, on the listener thread, confirms a
+    /// detection of "computer" (a tone model, fired by a 1 kHz beep) only where the word was said
+    /// before the beep; a beep alone is rejected.
+    @Test func thePhraseCheckAnswersOnlyWhereThePhraseWasSaid() async throws {
+        let rig = try Rig()
+        defer { rig.close() }
+        var configuration = AssistantConfiguration(clientVersion: "test")
+        configuration.detector.checkPhrase = true
+        let log = EventLog()
+        let listener = Listener(source: rig.microphone, periodFrames: 512, ring: rig.ring,
+                                settings: try rig.settings([("computer", 1_000)], configuration),
+                                watchdog: nil) { log.append($0) }
+        listener.start()
+        let phrase = try await SpeechFixtures.speech("computer")
+        let beep = HearingTests.audio(0.3, wakes: [(0.05, 1_000)])
+        let quiet = HearingTests.audio(3)
+        // A beep alone, then the phrase with the beep at its end, then a question.
+        rig.microphone.say(quiet + beep + quiet + phrase + beep + HearingTests.audio(4, questions: [(0.5, 0.6)]))
+        let heard = await log.wait { log.utterances == 1 }
+        listener.stop()
+
+        #expect(heard, "\(log.wakes)")
+        #expect(log.wakes.count == 1, "\(log.wakes)")
+        let phraseEnd = Double(3 + 0.3 + 3) + Double(phrase.count) / Double(AudioFormat.sampleRate)
+        let wake = log.wakes.first.map { HearingTests.seconds($0.position) } ?? 0
+        #expect(wake > phraseEnd && wake < phraseEnd + 0.3, "the beep after the phrase, at \(wake) s")
+        #expect(log.rejected == 1, "the beep alone: \(log.all)")
     }
 
     @Test func settingsThatDoNotBuildChangeNothing() async throws {

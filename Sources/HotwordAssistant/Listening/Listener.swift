@@ -147,6 +147,7 @@ final class Listener: Sendable {
             logger.info("'\(detection.keyword)' ignored: the assistant was saying it itself")
         case .wakeRejected(let detection):
             logger.info("'\(detection.keyword)' at \(String(format: "%.2f", detection.time)) s not confirmed by the phrase check: ignored")
+            emit(event)
         case .checkFailed(let detection, let reason):
             logger.error("the phrase check of '\(detection.keyword)' failed (\(reason)): the wake word counts")
         case .ownSoundHeard(let heard):
