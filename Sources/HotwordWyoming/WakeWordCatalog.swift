@@ -35,11 +35,18 @@ public struct WakeWordCatalog: Sendable {
     public let entries: [WakeWordEntry]
     public let gain: Float
     public let programVersion: String
+    /// Per keyword, the second stage its detections must pass, if any (shared by every connection).
+    public let checks: [String: any DetectionCheck]
 
-    /// Checks now that the models work together (unique keywords, valid settings), so that no
-    /// connection can fail later for a reason that is the server's.
-    public init(entries: [WakeWordEntry], gain: Float = 1, programVersion: String) throws(DetectorError) {
-        _ = try Self.detector(for: entries, gain: gain)
+    /// Checks now that the models work together (unique keywords, valid settings, a check only
+    /// for their keywords), so that no connection can fail later for a reason that is the server's.
+    public init(entries: [WakeWordEntry], gain: Float = 1, programVersion: String,
+                checks: [String: any DetectionCheck] = [:]) throws(DetectorError) {
+        let detector = try Self.detector(for: entries, gain: gain)
+        if let unknown = checks.keys.sorted().first(where: { !detector.keywords.contains($0) }) {
+            throw .unknownKeyword(unknown, known: detector.keywords)
+        }
+        self.checks = checks
         self.entries = entries
         self.gain = gain
         self.programVersion = programVersion

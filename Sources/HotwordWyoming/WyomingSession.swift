@@ -21,10 +21,14 @@ public enum WyomingSessionError: Error, Sendable, Equatable, CustomStringConvert
 /// `audio-start` / `audio-chunk` / `audio-stop` stream audio in any format, answered by
 /// `detection` (model name, timestamp in the client's stream, ms) and, at `audio-stop` after a
 /// stream without any, `not-detected`. Unknown event types are ignored, as the specification says.
+/// A keyword with a second stage (the catalog's `checks`) is reported once the second of audio
+/// after it has come and the check agrees (or at `audio-stop`, judged on the audio there is).
 public final class WyomingSession {
     private let catalog: WakeWordCatalog
     private var selected: [WakeWordEntry]
     private var detector: Detector?
+    /// The selected keywords' second stages, holding detections back; nil when none has one.
+    private var checked: CheckedDetections?
     /// Model name of each keyword of the selected models.
     private var modelOfKeyword: [String: String] = [:]
     private var stream: Stream?
@@ -124,7 +128,8 @@ public final class WyomingSession {
         guard stream != nil else { return ([], false) }
         samples.removeAll(keepingCapacity: true)
         do { try stream!.converter.flush(appendingTo: &samples) } catch { throw .audio(error) }
-        let replies = listen(to: samples)
+        var replies = listen(to: samples)
+        if let checked { replies += report(checked.finish().filter(\.kept).map(\.detection)) }
         let detected = stream!.detections > 0
         stream = nil
         return (replies, detected)
@@ -133,6 +138,7 @@ public final class WyomingSession {
     private func startStream(_ format: PCMFormat, timestamp: Int?) throws(WyomingSessionError) {
         // Each stream starts afresh: its times count from its own first sample.
         detector?.reset()
+        _ = checked?.finish()
         stream = Stream(converter: try converter(format), startMilliseconds: timestamp)
     }
 
@@ -145,12 +151,18 @@ public final class WyomingSession {
             for keyword in entry.model.keywords { modelOfKeyword[keyword] = entry.name }
         }
         detector = made
+        let checks = catalog.checks.filter { modelOfKeyword[$0.key] != nil }
+        checked = checks.isEmpty ? nil : CheckedDetections(checks: checks)
         return made
     }
 
     private func listen(to samples: [Float]) -> [WyomingEvent] {
         guard !samples.isEmpty, stream != nil else { return [] }
         let found = currentDetector().process(samples)
+        return report(checked.map { $0.append(samples, detections: found).filter(\.kept).map(\.detection) } ?? found)
+    }
+
+    private func report(_ found: [Detection]) -> [WyomingEvent] {
         stream!.detections += found.count
         let start = stream!.startMilliseconds ?? 0
         return found.map { detection in

@@ -46,7 +46,7 @@ struct DetectCommand: ParsableCommand {
             let spotter = try detector.makeDetector(models)
             if let scores { spotter.onScore = { scores.append(file: file, $0) } }
             do {
-                try detect(in: file, with: spotter, checkedBy: phraseSpotters.isEmpty ? nil : PhraseCheckedDetections(spotters: phraseSpotters))
+                try detect(in: file, with: spotter, checkedBy: phraseSpotters.isEmpty ? nil : CheckedDetections(checks: phraseSpotters))
             } catch {
                 printError("\(error)")
                 failures += 1
@@ -59,22 +59,25 @@ struct DetectCommand: ParsableCommand {
     /// Decodes and detects block by block, so memory stays flat however long the file is; the
     /// detector gets the same samples in the same order as from `AudioFileReader.read`, so it
     /// finds the same. Detections before a read error are printed.
-    private func detect(in file: String, with spotter: Detector, checkedBy check: PhraseCheckedDetections?) throws {
+    private func detect(in file: String, with spotter: Detector, checkedBy check: CheckedDetections?) throws {
         let stream = try AudioFileStream(URL(fileURLWithPath: file))
         var block: [Float] = []
         while try stream.read(into: &block) {
             let detections = spotter.process(block)
             if let check {
-                try report(check.append(block, detections: detections), in: file)
+                report(check.append(block, detections: detections), in: file)
             } else {
                 detections.forEach { print(line(file, $0)) }
             }
         }
-        if let check { try report(check.finish(), in: file) }
+        if let check { report(check.finish(), in: file) }
     }
 
-    private func report(_ verdicts: [PhraseCheckedDetections.Verdict], in file: String) {
+    private func report(_ verdicts: [CheckedDetections.Verdict], in file: String) {
         for verdict in verdicts {
+            if let failure = verdict.failure {
+                printError("the phrase check failed (\(failure)); kept: \(DetectionLine(file: file, verdict.detection).text)")
+            }
             if verdict.kept {
                 print(line(file, verdict.detection))
             } else if verbose {

@@ -24,14 +24,10 @@ struct PhraseCheckOptions: ParsableArguments {
     /// A spotter for each keyword of `models` to check. A keyword without a pronunciation, or
     /// pocketsphinx's model missing, is a wrong setup (status 78).
     func spotters(for models: [KeywordModel]) throws -> [String: PhraseSpotter] {
-        var spotters: [String: PhraseSpotter] = [:]
-        for (keyword, threshold) in phrases(for: models) {
-            do {
-                spotters[keyword] = try PhraseSpotter(phrase: keyword, thresholdPerPhone: threshold)
-            } catch {
-                throw CommandFailure("\(error)", status: .configuration)
-            }
+        do {
+            return try PhraseSpotter.spotters(for: phrases(for: models))
+        } catch {
+            throw CommandFailure("\(error)", status: .configuration)
         }
-        return spotters
     }
 }

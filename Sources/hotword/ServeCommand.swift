@@ -2,7 +2,9 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import HotwordAssistant
+import HotwordCore
 import HotwordModels
+import HotwordSpotting
 import HotwordWyoming
 import Logging
 
@@ -91,9 +93,19 @@ struct ServeCommand: ParsableCommand {
             WakeWordEntry(name: URL(fileURLWithPath: name).deletingPathExtension().lastPathComponent, model: model,
                           settings: configuration.keywordSettings(for: model.keywords))
         }
+        // The second stages the models ask for, or the configuration (`check_phrase`).
+        let settings = entries.reduce(into: [String: KeywordSettings]()) { $0.merge($1.settings) { $1 } }
+        let phrases = KeywordModel.checkedPhrases(of: entries.map(\.model), settings: settings,
+                                                  defaultThresholdPerPhone: SpottingRule.defaultThresholdPerPhone)
+        let checks: [String: PhraseSpotter]
+        do {
+            checks = try PhraseSpotter.spotters(for: phrases, configuration: configuration.stt.pocketsphinx)
+        } catch {
+            throw CommandFailure("\(error)", status: .configuration)
+        }
         do {
             return (configuration.wyoming, try WakeWordCatalog(entries: entries, gain: configuration.audio.gain,
-                                                              programVersion: HotwordVersion.current))
+                                                              programVersion: HotwordVersion.current, checks: checks))
         } catch {
             throw CommandFailure("\(error)")
         }

@@ -13,42 +13,6 @@ import Testing
 struct HearingCheckTests {
     typealias Rig = HearingTests.Rig
 
-    /// Agrees where the window holds a tone at `frequency` (Goertzel's power over 50 ms blocks);
-    /// keeps every window it was asked about. Throws where `failing`.
-    final class ToneCheck: DetectionCheck, @unchecked Sendable {
-        let frequency: Double
-        let failing: Bool
-        private(set) var windows: [[Float]] = []
-
-        struct Failure: Error, CustomStringConvertible {
-            var description: String { "the check's engine is gone" }
-        }
-
-        init(frequency: Double = 1_500, failing: Bool = false) {
-            self.frequency = frequency
-            self.failing = failing
-        }
-
-        func accepts(_ windows: [[Float]]) throws -> [Bool] {
-            self.windows += windows
-            if failing { throw Failure() }
-            return windows.map(holdsTone)
-        }
-
-        private func holdsTone(_ window: [Float]) -> Bool {
-            let block = 800, coefficient = 2 * cos(2 * Double.pi * frequency / Double(HearingTests.rate))
-            return stride(from: 0, to: window.count - block + 1, by: block).contains { start in
-                var previous = 0.0, beforeThat = 0.0
-                for sample in window[start..<(start + block)] {
-                    (previous, beforeThat) = (Double(sample) + coefficient * previous - beforeThat, previous)
-                }
-                let power = previous * previous + beforeThat * beforeThat - coefficient * previous * beforeThat
-                // A 0.3 tone over a whole block has an amplitude of 0.3 · 800 / 2 = 120.
-                return power.squareRoot() > 40
-            }
-        }
-    }
-
     /// The whole wake word at `start`: the beep the detector hears, the ping the check wants.
     static func wakeWord(at start: Double) -> [(Double, Double)] { [(start, 1_000), (start + 0.1, 1_500)] }
 

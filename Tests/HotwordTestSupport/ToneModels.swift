@@ -42,3 +42,39 @@ public enum ToneModels {
     }
 }
 
+/// A second stage for tone keywords (`DetectionCheck`): the tone model stands in for the first
+/// stage, and this check for pocketsphinx spotting the whole phrase. Agrees where the window holds a tone at `frequency` (Goertzel's power over 50 ms blocks);
+/// keeps every window it was asked about. Throws where `failing`.
+public final class ToneCheck: DetectionCheck, @unchecked Sendable {  // @unchecked: used from one thread at a time in tests
+    public let frequency: Double
+    public let failing: Bool
+    public private(set) var windows: [[Float]] = []
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String { "the check's engine is gone" }
+    }
+
+    public init(frequency: Double = 1_500, failing: Bool = false) {
+        self.frequency = frequency
+        self.failing = failing
+    }
+
+    public func accepts(_ windows: [[Float]]) throws -> [Bool] {
+        self.windows += windows
+        if failing { throw Failure() }
+        return windows.map(holdsTone)
+    }
+
+    private func holdsTone(_ window: [Float]) -> Bool {
+        let block = 800, coefficient = 2 * cos(2 * Double.pi * frequency / 16_000)
+        return stride(from: 0, to: window.count - block + 1, by: block).contains { start in
+            var previous = 0.0, beforeThat = 0.0
+            for sample in window[start..<(start + block)] {
+                (previous, beforeThat) = (Double(sample) + coefficient * previous - beforeThat, previous)
+            }
+            let power = previous * previous + beforeThat * beforeThat - coefficient * previous * beforeThat
+            // A 0.3 tone over a whole block has an amplitude of 0.3 · 800 / 2 = 120.
+            return power.squareRoot() > 40
+        }
+    }
+}

@@ -72,6 +72,33 @@ import Testing
         #expect((1_300...2_100).contains(replies.first?.data["timestamp"]?.integer ?? -1))
     }
 
+    /// A keyword with a second stage is reported once the second after it has come and the check
+    /// agrees: a tone model ("beep" at 1 kHz) stands in for the network, `ToneCheck` (a 1.5 kHz
+    /// ping after the beep) for pocketsphinx. Its timestamp is still the detection's.
+    @Test func aCheckedKeywordIsReportedASecondLaterOnlyWhereTheCheckAgrees() throws {
+        let catalog = try WakeWordCatalog(entries: [WakeWordEntry(name: "beep", model: ToneModels.model(keyword: "beep", frequency: 1_000))],
+                                          programVersion: "test", checks: ["beep": ToneCheck()])
+        let audio = ToneModels.signal(seconds: 7, tones: [(1, 1_000), (1.1, 1_500), (4, 1_000)], length: 0.06)
+        let pcm = audio.flatMap { sample -> [UInt8] in
+            let value = Int16(max(-32_768, min(32_767, (sample * 32_768).rounded())))
+            return [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8)]
+        }
+        let session = WyomingSession(catalog: catalog)
+        let format: [String: JSONValue] = ["rate": 16000, "width": 2, "channels": 1]
+        _ = try session.handle(WyomingEvent(type: "audio-start", data: format.merging(["timestamp": 0]) { $1 }))
+        var replies: [(sentUpTo: Int, event: WyomingEvent)] = []
+        for offset in stride(from: 0, to: pcm.count, by: 640) {
+            let sent = try session.handle(WyomingEvent(type: "audio-chunk", data: format, payload: Array(pcm[offset..<min(offset + 640, pcm.count)])))
+            replies += sent.map { ((offset + 640) / 32, $0) }
+        }
+        replies += try session.handle(WyomingEvent(type: "audio-stop")).map { (7_000, $0) }
+
+        #expect(replies.map(\.event.type) == ["detection"], "the beep alone at 4 s is dropped: \(replies.map(\.event))")
+        let timestamp = replies.first?.event.data["timestamp"]?.integer ?? -1
+        #expect((1_000...1_100).contains(timestamp), "timestamp \(timestamp)")
+        #expect((replies.first?.sentUpTo ?? 0) >= timestamp + 1_000, "sent once the second after it had come")
+    }
+
     @Test func detectChoosesModelsByNameOrKeywordAndRefusesUnknownOnes() throws {
         let session = WyomingSession(catalog: catalog)
         #expect(try session.handle(WyomingEvent(type: "detect", data: ["names": ["Jarvis"]])) == [])

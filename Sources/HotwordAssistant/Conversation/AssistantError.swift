@@ -8,7 +8,7 @@ public enum AssistantError: Error, CustomStringConvertible {
     case model(ModelFileError)
     case detector(DetectorError)
     /// The second stage of a keyword's detections (`check_phrase`) could not be made.
-    case phraseCheck(keyword: String, PhraseSpotterError)
+    case phraseCheck(PhraseSpotterError)
     /// The microphone's name is unknown to ALSA, or it offers nothing usable. (One that ALSA
     /// knows but that is absent is waited for.)
     case capture(AudioDeviceError)
@@ -25,7 +25,7 @@ public enum AssistantError: Error, CustomStringConvertible {
         switch self {
         case .model(let error): "wake-word model: \(error)"
         case .detector(let error): "wake-word detector: \(error)"
-        case .phraseCheck(let keyword, let error): "wake word '\(keyword)': \(error)"
+        case .phraseCheck(let error): "wake word: \(error)"
         case .capture(let error), .playback(let error): error.description
         case .speechToText(let error): error.description
         case .textToSpeech(let error): error.description

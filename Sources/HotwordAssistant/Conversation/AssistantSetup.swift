@@ -47,15 +47,11 @@ struct ListenerSettings {
                              pocketsphinx: PocketSphinxConfiguration) throws(AssistantError) -> [String: any DetectionCheck] {
         let phrases = KeywordModel.checkedPhrases(of: models, settings: settings,
                                                   defaultThresholdPerPhone: SpottingRule.defaultThresholdPerPhone)
-        var checks: [String: any DetectionCheck] = [:]
-        for (keyword, threshold) in phrases {
-            do throws(PhraseSpotterError) {
-                checks[keyword] = try PhraseSpotter(phrase: keyword, configuration: pocketsphinx, thresholdPerPhone: threshold)
-            } catch {
-                throw .phraseCheck(keyword: keyword, error)
-            }
+        do throws(PhraseSpotterError) {
+            return try PhraseSpotter.spotters(for: phrases, configuration: pocketsphinx)
+        } catch {
+            throw .phraseCheck(error)
         }
-        return checks
     }
 }
 

@@ -81,6 +81,17 @@ public final class PhraseSpotter: DetectionCheck, @unchecked Sendable {
         PocketSphinxEngine.release(decoder)
     }
 
+    /// A spotter for each keyword of `phrases` (keyword → threshold per phone), the phrase being
+    /// the keyword itself: the second stages `KeywordModel.checkedPhrases` asks for.
+    public static func spotters(for phrases: [String: Double], configuration: PocketSphinxConfiguration = PocketSphinxConfiguration())
+        throws(PhraseSpotterError) -> [String: PhraseSpotter] {
+        var spotters: [String: PhraseSpotter] = [:]
+        for (keyword, threshold) in phrases.sorted(by: { $0.key < $1.key }) {
+            spotters[keyword] = try PhraseSpotter(phrase: keyword, configuration: configuration, thresholdPerPhone: threshold)
+        }
+        return spotters
+    }
+
     /// Whether pocketsphinx spots the phrase in `window` (16 kHz mono). Blocks until decoded.
     public func hears(_ window: [Float]) throws(PhraseSpotterError) -> Bool {
         guard !window.isEmpty else { return false }
