@@ -133,7 +133,7 @@ struct EvalCommand: ParsableCommand {
         let stream = try data.stream()
         let checkThreshold = phraseCheck.phrases(for: [keywordModel])[keywordModel.keywords[0]]
         let check = try checkThreshold.map { threshold in
-            PhraseSpotting(try KeywordCheck(phrase: keywordModel.keywords[0], thresholdPerPhone: threshold), jobs: threads)
+            try PhraseCheckOptions.batchCheck(phrase: keywordModel.keywords[0], thresholdPerPhone: threshold, jobs: threads)
         }
         let sensitivities = stride(from: 0, through: 20, by: 1).map { Float($0) / 20 }
         let points = try Evaluation.sweep(keywordModel, stream: stream, sensitivities: sensitivities, check: check)

@@ -2,6 +2,7 @@ import ArgumentParser
 import HotwordAssistant
 import HotwordCore
 import HotwordSpotting
+import HotwordTraining
 
 /// `--check-phrase` and its threshold, for `detect`, `eval` and `bench`: the second stage after a
 /// detection. Unset, a keyword is checked when its model asks for it (`hotword tune --check-phrase`), as `hotword run` does.
@@ -19,6 +20,12 @@ struct PhraseCheckOptions: ParsableArguments {
         let phrases = KeywordModel.checkedPhrases(of: models, settings: settings,
                                                   defaultThresholdPerPhone: thresholdPerPhone ?? SpottingRule.defaultThresholdPerPhone)
         return thresholdPerPhone.map { threshold in phrases.mapValues { _ in threshold } } ?? phrases
+    }
+
+    /// The second stage as evaluation and tuning run it: `pocketsphinx_batch` over many windows
+    /// at once, in `jobs` processes (`KeywordCheck`), by the rule of the run-time spotter.
+    static func batchCheck(phrase: String, thresholdPerPhone: Double, jobs: Int) throws -> PhraseSpotting {
+        PhraseSpotting(try KeywordCheck(phrase: phrase, thresholdPerPhone: thresholdPerPhone), jobs: jobs)
     }
 
     /// A spotter for each keyword of `models` to check. A keyword without a pronunciation, or

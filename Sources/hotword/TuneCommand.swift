@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HotwordCore
 import HotwordModels
 import HotwordSpotting
@@ -13,10 +14,11 @@ struct TuneCommand: ParsableCommand {
             Measures false alarms per hour on the given data (as `hotword eval` does) across score \
             thresholds and writes the model back with sensitivity 0.5 at the lowest threshold that \
             meets --target-fa-per-hour, 0 at a tenth of the target and 1 at ten times it. \
-            --check-phrase also stores that the model's detections are to pass the second stage \
-            (pocketsphinx spotting the keyword around each one) wherever it runs, as a model \
-            trained from synthetic voices alone should; the threshold is still tuned on the first \
-            stage alone, so the check only removes false alarms.
+            --check-phrase tunes the two stages together — the false alarms counted are those \
+            pocketsphinx also spots the keyword around — and stores that the model's detections \
+            are to pass that second stage wherever it runs, as a model trained from synthetic \
+            voices alone should. --no-check-phrase tunes the network alone and stores that no \
+            check is asked for; neither keeps what the model asked for, tuned on the network alone.
             """)
 
     @Option(help: "The model file to tune.")
@@ -33,6 +35,9 @@ struct TuneCommand: ParsableCommand {
 
     @Option(name: .customLong("check-threshold-per-phone"), help: ArgumentHelp("With --check-phrase: pocketsphinx's spotting threshold per phone to store (lower hears more).", valueName: "P"))
     var checkThresholdPerPhone = SpottingRule.defaultThresholdPerPhone
+
+    @Option(help: "With --check-phrase: processes the second stage decodes in.")
+    var threads = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: ArgumentHelp("Write the tuned model here (default: overwrite --model).", valueName: "MODEL"))
     var out: String?
@@ -53,7 +58,9 @@ struct TuneCommand: ParsableCommand {
         data.useFetchedCorpora()
         let stream = try data.stream()
         do {
-            let result = try Tuning.tune(loaded, stream: stream, target: target)
+            let check = try checkPhrase == true ? PhraseCheckOptions.batchCheck(
+                phrase: loaded.keywords[0], thresholdPerPhone: checkThresholdPerPhone, jobs: threads) : nil
+            let result = try Tuning.tune(loaded, stream: stream, target: target, check: check)
             var tuned = result.model
             if let checkPhrase {
                 tuned.detection.phraseCheck = checkPhrase ? PhraseCheckDefaults(thresholdPerPhone: checkThresholdPerPhone) : nil

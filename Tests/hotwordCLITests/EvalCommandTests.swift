@@ -137,6 +137,20 @@ import Testing
         #expect(checked.detection.phraseCheck == PhraseCheckDefaults(thresholdPerPhone: 1e-25))
         #expect(try await tune([], model: tuned).detection.phraseCheck == PhraseCheckDefaults(thresholdPerPhone: 1e-25))
         #expect(try await tune(["--no-check-phrase"], model: tuned).detection.phraseCheck == nil)
+        // Tuned together: a tone model named "good morning computer" fires on every beep among the
+        // negatives, in which pocketsphinx never hears those words. The network alone meets the
+        // target only above the beeps' scores; with the check, at its lowest threshold.
+        let phraseModel = folder.appendingPathComponent("good-morning-computer.hwks").path
+        try ModelStore.save(ToneModels.model(keyword: "good morning computer", frequency: 1_000), to: phraseModel)
+        func tuneOnBeeps(_ flags: [String]) async throws -> Float {
+            let result = try await HotwordBinary.run(["tune", "--model", phraseModel, "--negatives", keywordsAsNegatives,
+                                                      "--part", "all", "--out", tuned] + flags)
+            #expect(result.status == 0, "\(result.stderr)")
+            return try ModelStore.load(tuned).detection.sensitivityMap.threshold(forSensitivity: 0.5)
+        }
+        let alone = try await tuneOnBeeps(["--no-check-phrase"]), together = try await tuneOnBeeps(["--check-phrase"])
+        #expect(alone > 0.9 && together == 0.5, "alone \(alone), together \(together)")
+
         let bad = try await HotwordBinary.run(["tune", "--model", modelPath, "--positives", positives, "--negatives", negatives,
                                                "--check-phrase", "--check-threshold-per-phone", "3", "--out", tuned])
         #expect(bad.status != 0 && bad.stderr.contains("--check-threshold-per-phone 3.0: expected a number in (0, 1]"), "\(bad.stderr)")
