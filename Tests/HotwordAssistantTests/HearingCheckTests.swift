@@ -62,6 +62,24 @@ struct HearingCheckTests {
         }
     }
 
+    /// Over the assistant's own sound an unchecked keyword needs a clear wake word; a checked one
+    /// keeps its sensitivity (the check keeps the assistant's voice out).
+    @Test func aCheckedKeywordKeepsItsSensitivityOverTheAssistantsOwnSound() throws {
+        for checked in [false, true] {
+            let rig = try Rig(settings: Hearing.Settings(keywords: ["beep": KeywordSettings(sensitivity: 1)], ownSoundSensitivity: 0),
+                              checks: checked ? ["beep": ToneCheck()] : [:])
+            rig.hear(HearingTests.audio(0.2))
+            let sound = rig.ownOutput.begin(.sound)
+            // A soft beep with its ping over the sound.
+            var soft = HearingTests.audio(1.3, wakes: [(0.3, 1_000)], loudness: 0.02, wakeLength: 0.4)
+            soft = zip(soft, ToneModels.signal(seconds: 1.3, tones: [(0.75, 1_500)], length: 0.06)).map { $0 + $1 }
+            rig.hear(soft)
+            rig.ownOutput.end(sound)
+            rig.hear(HearingTests.audio(2))
+            #expect(rig.wakes.count == (checked ? 1 : 0), "checked \(checked): \(rig.summary)")
+        }
+    }
+
     @Test func aCheckThatFailsIsReportedAndTheWakeWordCounts() throws {
         let stream = HearingTests.audio(4, wakes: [(0.5, 1_000)], questions: [(1.3, 0.6)])
         let rig = try Rig(checks: ["beep": ToneCheck(failing: true)])

@@ -13,8 +13,8 @@
 /// A gap in the positions (audio lost before it was heard) is reported; during a question it
 /// counts as silence, otherwise the detector restarts after it rather than joining audio
 /// across it. While the assistant's own sound may be in the audio (`OwnSoundLog`), every
-/// keyword's sensitivity is lowered to `ownSoundSensitivity`, and a detection while its own
-/// voice says a wake word is ignored.
+/// keyword's sensitivity is lowered to `ownSoundSensitivity` (but a checked one's, below), and a
+/// detection while its own voice says a wake word is ignored.
 ///
 /// After an answer, `openFollowUp()` opens a follow-up window of `Settings.followUp` samples
 /// at the next sample: the detector goes on hearing every sample, and the recorder waits for
@@ -111,10 +111,13 @@ public final class Hearing {
         }
         self.detector = detector
         self.checks = checks
+        // A keyword with a second stage keeps its sensitivity while the assistant's own sound
+        // plays: pocketsphinx, not a stricter network, keeps the assistant's voice out (which the
+        // network, for a word learnt from synthetic voices, may score like the wake word).
         sensitivities = models.flatMap { model in
             model.keywords.map { keyword in
                 let normal = settings.keywords[keyword]?.sensitivity ?? model.detection.sensitivity
-                return (keyword, normal, min(normal, settings.ownSoundSensitivity))
+                return (keyword, normal, checks[keyword] == nil ? min(normal, settings.ownSoundSensitivity) : normal)
             }
         }
         self.settings = settings
