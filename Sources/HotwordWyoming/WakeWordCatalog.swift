@@ -42,10 +42,7 @@ public struct WakeWordCatalog: Sendable {
     /// for their keywords), so that no connection can fail later for a reason that is the server's.
     public init(entries: [WakeWordEntry], gain: Float = 1, programVersion: String,
                 checks: [String: any DetectionCheck] = [:]) throws(DetectorError) {
-        let detector = try Self.detector(for: entries, gain: gain)
-        if let unknown = checks.keys.sorted().first(where: { !detector.keywords.contains($0) }) {
-            throw .unknownKeyword(unknown, known: detector.keywords)
-        }
+        try Self.detector(for: entries, gain: gain).requireKeywords(checks.keys)
         self.checks = checks
         self.entries = entries
         self.gain = gain

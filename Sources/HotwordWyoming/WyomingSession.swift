@@ -138,7 +138,6 @@ public final class WyomingSession {
     private func startStream(_ format: PCMFormat, timestamp: Int?) throws(WyomingSessionError) {
         // Each stream starts afresh: its times count from its own first sample.
         detector?.reset()
-        _ = checked?.finish()
         stream = Stream(converter: try converter(format), startMilliseconds: timestamp)
     }
 

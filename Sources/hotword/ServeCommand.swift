@@ -2,9 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import HotwordAssistant
-import HotwordCore
 import HotwordModels
-import HotwordSpotting
 import HotwordWyoming
 import Logging
 
@@ -94,12 +92,10 @@ struct ServeCommand: ParsableCommand {
                           settings: configuration.keywordSettings(for: model.keywords))
         }
         // The second stages the models ask for, or the configuration (`check_phrase`).
-        let settings = entries.reduce(into: [String: KeywordSettings]()) { $0.merge($1.settings) { $1 } }
-        let phrases = KeywordModel.checkedPhrases(of: entries.map(\.model), settings: settings,
-                                                  defaultThresholdPerPhone: SpottingRule.defaultThresholdPerPhone)
         let checks: [String: PhraseSpotter]
         do {
-            checks = try PhraseSpotter.spotters(for: phrases, configuration: configuration.stt.pocketsphinx)
+            checks = try PhraseSpotter.checks(for: models.map(\.1), settings: configuration.keywordSettings(for: models.flatMap(\.1.keywords)),
+                                              configuration: configuration.stt.pocketsphinx)
         } catch {
             throw CommandFailure("\(error)", status: .configuration)
         }

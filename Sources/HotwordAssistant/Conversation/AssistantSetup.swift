@@ -2,7 +2,6 @@ import Foundation
 import HotwordAudio
 import HotwordCore
 import HotwordModels
-import HotwordSpotting
 import HotwordSUSI
 
 /// What the listener needs from the configuration, and what a reload may change in it: the
@@ -31,7 +30,13 @@ struct ListenerSettings {
             ownSoundTail: UInt64(max(0, configuration.wake.echoTailMilliseconds * AudioFormat.sampleRate / 1000)),
             recording: configuration.recording,
             followUp: UInt64(configuration.phrases.followUpWindowSeconds * Double(AudioFormat.sampleRate)))
-        let checks = try Self.phraseChecks(models: models, settings: settings.keywords, pocketsphinx: configuration.stt.pocketsphinx)
+        // The second stages (pocketsphinx, with the speech recogniser's acoustic model and dictionary).
+        let checks: [String: PhraseSpotter]
+        do throws(PhraseSpotterError) {
+            checks = try PhraseSpotter.checks(for: models, settings: settings.keywords, configuration: configuration.stt.pocketsphinx)
+        } catch {
+            throw .phraseCheck(error)
+        }
         do throws(DetectorError) {
             hearing = try Hearing(models: models, settings: settings, audio: ring, ownSound: ownOutput, checks: checks)
         } catch {
@@ -39,19 +44,6 @@ struct ListenerSettings {
         }
         gain = configuration.audio.gain
         wakeRecordings = try configuration.keepDirectory.map { (path) throws(AssistantError) in try WakeRecordings(directory: path) }
-    }
-
-    /// A phrase spotter (pocketsphinx, with the speech recogniser's acoustic model and dictionary)
-    /// for each keyword whose detections must pass one (`KeywordModel.checkedPhrases`).
-    static func phraseChecks(models: [KeywordModel], settings: [String: KeywordSettings],
-                             pocketsphinx: PocketSphinxConfiguration) throws(AssistantError) -> [String: any DetectionCheck] {
-        let phrases = KeywordModel.checkedPhrases(of: models, settings: settings,
-                                                  defaultThresholdPerPhone: SpottingRule.defaultThresholdPerPhone)
-        do throws(PhraseSpotterError) {
-            return try PhraseSpotter.spotters(for: phrases, configuration: pocketsphinx)
-        } catch {
-            throw .phraseCheck(error)
-        }
     }
 }
 

@@ -81,8 +81,18 @@ public final class PhraseSpotter: DetectionCheck, @unchecked Sendable {
         PocketSphinxEngine.release(decoder)
     }
 
+    /// The second stages `models` need under `settings` (`KeywordModel.checkedPhrases`; the
+    /// default threshold per phone where a model names none), as `run` and `serve` build them.
+    public static func checks(for models: [KeywordModel], settings: [String: KeywordSettings],
+                              configuration: PocketSphinxConfiguration = PocketSphinxConfiguration())
+        throws(PhraseSpotterError) -> [String: PhraseSpotter] {
+        try spotters(for: KeywordModel.checkedPhrases(of: models, settings: settings,
+                                                      defaultThresholdPerPhone: SpottingRule.defaultThresholdPerPhone),
+                     configuration: configuration)
+    }
+
     /// A spotter for each keyword of `phrases` (keyword → threshold per phone), the phrase being
-    /// the keyword itself: the second stages `KeywordModel.checkedPhrases` asks for.
+    /// the keyword itself.
     public static func spotters(for phrases: [String: Double], configuration: PocketSphinxConfiguration = PocketSphinxConfiguration())
         throws(PhraseSpotterError) -> [String: PhraseSpotter] {
         var spotters: [String: PhraseSpotter] = [:]

@@ -27,6 +27,16 @@ public enum CheckedWindow {
     }
 }
 
+extension Detector {
+    /// Throws `unknownKeyword` for the first of `checked` (in order) that none of this detector's
+    /// models has: a second stage for a keyword nobody detects is a wrong setup.
+    public func requireKeywords(_ checked: some Sequence<String>) throws(DetectorError) {
+        if let unknown = checked.sorted().first(where: { !keywords.contains($0) }) {
+            throw .unknownKeyword(unknown, known: keywords)
+        }
+    }
+}
+
 extension KeywordModel {
     /// The keywords of `models` whose detections must pass a phrase check, each with
     /// pocketsphinx's threshold per phone: where the user's `checkPhrase` says so, else where

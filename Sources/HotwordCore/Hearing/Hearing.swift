@@ -106,9 +106,7 @@ public final class Hearing {
     public init(models: [KeywordModel], settings: Settings, audio: any RecentAudio, ownSound: any OwnSoundLog,
                 checks: [String: any DetectionCheck] = [:]) throws(DetectorError) {
         let detector = try Detector(models: models, settings: settings.keywords)
-        if let unknown = checks.keys.sorted().first(where: { !detector.keywords.contains($0) }) {
-            throw .unknownKeyword(unknown, known: detector.keywords)
-        }
+        try detector.requireKeywords(checks.keys)
         self.detector = detector
         self.checks = checks
         // A keyword with a second stage keeps its sensitivity while the assistant's own sound
