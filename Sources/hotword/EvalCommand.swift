@@ -35,6 +35,9 @@ struct EvaluationDataOptions: ParsableArguments {
     @Option(help: "Seed of the stream's order and pauses.")
     var seed: UInt64 = 1
 
+    @Option(help: ArgumentHelp("Seconds from the end of the speech before each keyword to the start of the keyword's, drawn per keyword from MIN-MAX (e.g. 0.2-0.8): wake words said straight after other talk. Default: the speech's own pause and 0.5–1.5 s more.", valueName: "MIN-MAX"))
+    var keywordPause: String?
+
     @Option(help: "Times every clip is heard, each pass in its own order, pauses and stretch of noise; figures pool all passes (steadier: where a clip lands in the noise moves them a lot).")
     var passes = 1
 
@@ -45,6 +48,16 @@ struct EvaluationDataOptions: ParsableArguments {
             negatives = fetched.folders(negatives, for: "--negatives", roles: CorpusRole.negatives)
         }
         noise = fetched.folders(noise, for: "--noise", roles: [.noise])
+    }
+
+    /// `--keyword-pause` as a range of seconds.
+    func keywordPauseRange() throws -> ClosedRange<Double>? {
+        guard let keywordPause else { return nil }
+        let bounds = keywordPause.split(separator: "-", omittingEmptySubsequences: false).map { Double($0) }
+        guard bounds.count == 2, let low = bounds[0], let high = bounds[1], low >= 0, low <= high, high <= 10 else {
+            throw ValidationError("--keyword-pause '\(keywordPause)': expected MIN-MAX in seconds, 0 ≤ MIN ≤ MAX ≤ 10 (e.g. 0.2-0.8)")
+        }
+        return low...high
     }
 
     func stream() throws -> EvaluationStream {
@@ -86,7 +99,8 @@ struct EvaluationDataOptions: ParsableArguments {
         let positiveBank = try load(positives, split: true)
         return EvaluationStream(positives: positiveBank.clips, positiveNames: positiveBank.paths, negatives: negativeClips,
                                 negativeNames: negativeNames, negativeSources: negativeSources, noise: try load(noise, split: false).clips,
-                                snr: noise.isEmpty ? nil : snr, noiseAlone: alone, seed: seed, passes: passes)
+                                snr: noise.isEmpty ? nil : snr, noiseAlone: alone, keywordPause: try keywordPauseRange(),
+                                seed: seed, passes: passes)
     }
 }
 

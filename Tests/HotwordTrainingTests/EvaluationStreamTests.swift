@@ -73,4 +73,24 @@ import Testing
         #expect(rows.map(\.source) == ["read", "phone", "hum"] && rows.map(\.falseAlarms) == [0, 1, 2])
         #expect(abs(rows[2].perHour - 2 / (Double(4 * 3 * 16_000 + 320) / 16_000 / 3600)) < 1e-6)
     }
+
+    /// With `keywordPause` each keyword follows the speech before it that closely, measured from
+    /// speech to speech (the clips' own silences count); without it the pauses are the usual ones.
+    @Test func keywordsCanFollowSpeechClosely() {
+        let silence = [Float](repeating: 0, count: 1_600)  // 0.1 s around every clip's tone
+        let keywords = clips(8, seconds: 0.5, offset: 0).map { silence + $0 + silence }
+        let negatives = clips(16, seconds: 1, offset: 10).map { silence + $0 + silence }
+        func gaps(_ pause: ClosedRange<Double>?) -> [Double] {
+            let stream = EvaluationStream(positives: keywords, negatives: negatives, noise: [], snr: nil,
+                                          keywordPause: pause, seed: 4, passes: 2)
+            return stream.keywordRanges.compactMap { range -> Double? in
+                let before = stream.samples[..<(range.lowerBound + 1_600)]
+                guard let lastSpeech = before.lastIndex(where: { $0 != 0 }) else { return nil }
+                return Double(range.lowerBound + 1_600 - lastSpeech - 1) / 16_000
+            }
+        }
+        let close = gaps(0.2...0.4), usual = gaps(nil)
+        #expect(close.count == 16 && close.allSatisfy { $0 >= 0.2 - 1e-3 && $0 <= 0.4 + 1e-3 }, "\(close)")
+        #expect(usual.count == 16 && usual.allSatisfy { $0 >= 1.0 - 1e-3 }, "\(usual)")
+    }
 }

@@ -83,6 +83,25 @@ import Testing
         #expect(invalid.status != 0 && invalid.stderr.contains("--passes 0: expected at least 1"), "\(invalid.stderr)")
     }
 
+    /// `--keyword-pause`: keywords straight after the speech before them, so less silence
+    /// without the keyword; a bad range is named with what was expected.
+    @Test func keywordsCanFollowTheSpeechBeforeThemClosely() async throws {
+        func hours(_ extra: [String]) async throws -> Double {
+            let result = try await HotwordBinary.run(["eval", "--model", modelPath, "--positives", positives, "--negatives", negatives,
+                                                      "--part", "all", "--json"] + extra)
+            #expect(result.status == 0, "\(result.stderr)")
+            let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
+            #expect(object["keywords"] as? Int == 8, "\(result.stdout)")
+            return object["negative_hours"] as! Double
+        }
+        let usual = try await hours([]), close = try await hours(["--keyword-pause", "0.1-0.3"])
+        #expect(close < usual - 8 * 0.5 / 3600, "8 keywords, each at least 0.5 s closer: \(usual) h, \(close) h")
+        for bad in ["0.5", "0.8-0.2", "a-1", "-1-0"] {
+            let invalid = try await HotwordBinary.run(["eval", "--model", modelPath, "--negatives", negatives, "--keyword-pause", bad])
+            #expect(invalid.status != 0 && invalid.stderr.contains("--keyword-pause '\(bad)': expected MIN-MAX in seconds"), "\(invalid.stderr)")
+        }
+    }
+
     @Test func listsTheClipsBehindMissesAndFalseAlarms() async throws {
         // Keyword clips of the wrong tone are missed; keyword tones among the negatives wake it.
         let mixedPositives = folder.appendingPathComponent("mixed-positives")

@@ -53,9 +53,13 @@ public struct EvaluationStream: Sendable {
     /// for false alarms per source. With several `passes` every clip is heard that many times, each
     /// pass in its own order, pauses and stretch of noise: where a clip lands in the noise moves a
     /// model's figures by more than a recipe change does, so they are worth pooling over passes.
+    /// `keywordPause` (seconds) puts each keyword that close after the speech before it, from the
+    /// end of that speech to the start of the keyword's (the clips' own silences count toward it):
+    /// "…what is the weather like. Hey SUSI" is heard too, and a frontend with memory (PCEN) still
+    /// hears the talk before. nil: the negative's pause and 0.5–1.5 s more.
     public init(positives: [[Float]], positiveNames: [String] = [], negatives: [[Float]], negativeNames: [String] = [],
                 negativeSources: [String] = [], noise: [[Float]], snr: Float?, noiseAlone: [NoiseAlone] = [],
-                seed: UInt64, passes: Int = 1, sampleRate: Int = AudioFormat.sampleRate) {
+                keywordPause: ClosedRange<Double>? = nil, seed: UInt64, passes: Int = 1, sampleRate: Int = AudioFormat.sampleRate) {
         self.sampleRate = sampleRate
         func labels(_ names: [String], of clips: [[Float]], _ kind: String) -> [String] {
             names.count == clips.count ? names : clips.indices.map { "\(kind) clip \($0 + 1)" }
@@ -66,9 +70,13 @@ public struct EvaluationStream: Sendable {
         let index = { (source: String) in names.firstIndex(of: source)! }
         let negativeLabels = labels(negativeNames, of: negatives, "negative")
         var builder = Builder(
-            keywords: zip(positives.map(Self.levelled), labels(positiveNames, of: positives, "keyword")).map { (clip: $0, name: $1) },
+            keywords: zip(positives.map(Self.levelled), labels(positiveNames, of: positives, "keyword")).map { clip, name in
+                (clip: clip, name: name, lead: SpeechBounds.find(in: clip)?.start ?? 0)
+            },
             negatives: negatives.indices.map { i in
-                (clip: Self.levelled(negatives[i]), name: negativeLabels[i], source: index(speechSources[i]))
+                let clip = Self.levelled(negatives[i])
+                return (clip: clip, name: negativeLabels[i], source: index(speechSources[i]),
+                        tail: clip.count - (SpeechBounds.find(in: clip)?.end ?? clip.count))
             },
             noise: noise.map { Mixing.normalise($0, toRMS: 1) },
             noiseAlone: noiseAlone.flatMap { set in
@@ -76,7 +84,8 @@ public struct EvaluationStream: Sendable {
                     (clip: Mixing.normalise($0, toRMS: pow(10, Self.speechLevel / 20)), name: $1, source: index(set.source))
                 }
             },
-            snr: snr, sampleRate: sampleRate, rng: SeededRandom(seed: seed), sourceSamples: names.map { _ in 0 })
+            snr: snr, keywordPause: keywordPause, sampleRate: sampleRate, rng: SeededRandom(seed: seed),
+            sourceSamples: names.map { _ in 0 })
         for _ in 0..<max(passes, 1) { builder.appendPass() }
         samples = builder.stream
         keywordRanges = builder.keywordRanges
@@ -98,11 +107,13 @@ public struct EvaluationStream: Sendable {
 
     /// Lays out the passes one after another, from one random sequence.
     private struct Builder {
-        let keywords: [(clip: [Float], name: String)]
-        let negatives: [(clip: [Float], name: String, source: Int)]
+        /// `lead`: samples before the keyword's speech; `tail`: samples after a negative's speech.
+        let keywords: [(clip: [Float], name: String, lead: Int)]
+        let negatives: [(clip: [Float], name: String, source: Int, tail: Int)]
         let noise: [[Float]]
         let noiseAlone: [(clip: [Float], name: String, source: Int)]
         let snr: Float?
+        let keywordPause: ClosedRange<Double>?
         let sampleRate: Int
         var rng: SeededRandom
         var sourceSamples: [Int]
@@ -111,6 +122,8 @@ public struct EvaluationStream: Sendable {
         var keywordNames: [String] = []
         var negativeClips: [(range: Range<Int>, name: String)] = []
         var negativeClipSources: [Int] = []
+        /// The last negative clip's silence after its speech, and how much of it is pause (removable).
+        var lastNegative: (source: Int, silence: Int, pause: Int)?
 
         /// Every keyword clip once, spread evenly through every negative clip once, then noise;
         /// then the noise heard alone, if any.
@@ -121,18 +134,25 @@ public struct EvaluationStream: Sendable {
             let perGap = keywords.isEmpty ? negativeSamples : negativeSamples / (keywords.count + 1)
             func appendNegatives(upTo target: Int) {
                 let goal = target == .max ? .max : stream.count + target
-                while stream.count < goal, let (clip, name, source) = negativeQueue.popFirst() {
+                while stream.count < goal, let (clip, name, source, tail) = negativeQueue.popFirst() {
                     let start = stream.count
                     negativeClips.append((start..<(start + clip.count), name))
                     negativeClipSources.append(source)
                     stream += clip
                     appendPause(0.3...1.5)
                     sourceSamples[source] += stream.count - start
+                    let pause = stream.count - start - clip.count
+                    lastNegative = (source, tail + pause, pause)
                 }
             }
-            for (clip, name) in keywords.shuffled(using: &rng) {
+            for (clip, name, lead) in keywords.shuffled(using: &rng) {
+                lastNegative = nil
                 appendNegatives(upTo: perGap)
-                appendPause(0.5...1.5)
+                if let keywordPause, let last = lastNegative {
+                    closeUp(after: last, lead: lead, pause: keywordPause)
+                } else {
+                    appendPause(0.5...1.5)
+                }
                 keywordRanges.append(stream.count..<(stream.count + clip.count))
                 keywordNames.append(name)
                 stream += clip
@@ -141,6 +161,16 @@ public struct EvaluationStream: Sendable {
             appendNegatives(upTo: .max)
             if let snr, !noise.isEmpty { addNoise(from: passStart, snr: snr) }
             appendNoiseAlone()
+        }
+
+        /// Takes the pause after the last negative in or out so that `pause` (seconds, drawn)
+        /// separates its speech from the keyword's, which starts `lead` samples into its clip.
+        private mutating func closeUp(after last: (source: Int, silence: Int, pause: Int), lead: Int, pause: ClosedRange<Double>) {
+            let wanted = Int(Double.random(in: pause, using: &rng) * Double(sampleRate))
+            let removed = min(last.pause, max(0, last.silence + lead - wanted))
+            stream.removeLast(removed)
+            sourceSamples[last.source] -= removed
+            stream += [Float](repeating: 0, count: max(0, wanted - (last.silence - removed) - lead))
         }
 
         /// Each noise-alone recording once, in a fresh order, at its own level around the speech level.
