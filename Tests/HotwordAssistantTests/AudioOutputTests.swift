@@ -54,4 +54,63 @@ import Testing
         let bytes = try Data(contentsOf: played).count
         #expect(bytes == 0, "\(bytes / 2) samples of a sound interrupted before it started were played")
     }
+
+    /// Muted, a sound plays on unheard and is not marked as the assistant's own; unmuted, the
+    /// rest is heard and marked again. A paced loudspeaker, whose samples stand for the capture
+    /// position.
+    @Test func aMutedSoundPlaysOnUnheardAndIsNotMarkedAsOwnSound() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let loudspeaker = try PacedLoudspeaker(folder: folder, sampleRate: 16_000, speed: 4)
+        defer { loudspeaker.close() }
+        let device = try PlaybackDevice(PlaybackConfiguration(device: loudspeaker.deviceName, sampleRate: 16_000))
+        let position: @Sendable () -> UInt64 = { UInt64(loudspeaker.samples.count) }
+        let log = OwnOutputLog(capturePosition: position)
+        let output = AudioOutput(device: device, ownOutput: log)
+        let tone = (0..<160_000).map { 0.5 * sin(Float($0) * 0.1) }
+
+        let playing = Task { await output.play(tone, sampleRate: 16_000, kind: .sound, epoch: output.currentEpoch) }
+        while loudspeaker.playedSeconds < 0.5 { try await Task.sleep(for: .milliseconds(5)) }
+        let playingHeard = Int(position())
+        output.mute()
+        let muted = Int(position())
+        while loudspeaker.playedSeconds < 5 { try await Task.sleep(for: .milliseconds(5)) }
+        let stillMuted = Int(position())
+        output.unmute()
+        let unmuted = Int(position())
+        let outcome = await playing.value
+        output.close()
+        while loudspeaker.samples.count < tone.count { try await Task.sleep(for: .milliseconds(5)) }
+        let played = loudspeaker.samples
+
+        #expect(outcome == .completed, "muting does not stop it")
+        // What was on its way at each switch (the device's buffer and the FIFO, up to 64 KiB)
+        // comes out first; then silence until the unmute, and the rest heard.
+        let onTheWay = 40_000
+        #expect(played[(muted + onTheWay)..<unmuted].allSatisfy { $0 == 0 }, "silent from \(muted + onTheWay) to \(unmuted)")
+        #expect(played[(unmuted + onTheWay)...].contains { $0 != 0 }, "the end heard")
+        #expect(log.strongest(in: UInt64(muted)..<UInt64(stillMuted), tail: 0) == nil)
+        #expect(log.strongest(in: UInt64(playingHeard - 100)..<UInt64(playingHeard), tail: 0) == .sound)
+        #expect(log.strongest(in: UInt64(unmuted)..<UInt64(unmuted + 100), tail: 0) == .sound)
+    }
+
+    /// An interrupt ends the mute: the cue after a confirmed wake word is heard.
+    @Test func anInterruptUnmutes() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let played = folder.appendingPathComponent("played.raw")
+        let device = try PlaybackDevice(PlaybackConfiguration(device: ALSATestDevices.playback(into: played), sampleRate: 16_000))
+        let output = AudioOutput(device: device, ownOutput: OwnOutputLog(capturePosition: { 0 }))
+        output.volume = 0.5
+        output.mute()
+        #expect(output.volume == 0.5, "the level it will have again")
+        output.interrupt()
+        let tone = (0..<1_600).map { 0.5 * sin(Float($0) * 0.1) }
+        let outcome = await output.play(tone, sampleRate: 16_000, kind: .sound, epoch: output.currentEpoch)
+        output.close()
+
+        #expect(outcome == .completed && output.volume == 0.5)
+        let bytes = try Data(contentsOf: played)
+        #expect(bytes.count >= 3_200 && bytes.contains { $0 != 0 }, "heard after the interrupt")
+    }
 }

@@ -27,7 +27,14 @@ struct HearingCheckTests {
         rig.hear(Self.checkedQuestion)
 
         try #require(plain.wakes.count == 1 && plain.utterances.count == 1, "\(plain.summary)")
-        #expect(rig.heard == plain.heard, "the same wake, at the same sample, and the same question: \(rig.summary), not \(plain.summary)")
+        // Announced at the detection, so the assistant can silence its own sound while it waits.
+        guard case .wakeChecking(let waiting, let position) = rig.heard.first else {
+            Issue.record("first \(rig.summary)")
+            return
+        }
+        #expect(waiting.keyword == "beep" && position == plain.wakes[0].position)
+        #expect(Array(rig.heard.dropFirst()) == plain.heard,
+                "then the same wake, at the same sample, and the same question: \(rig.summary), not \(plain.summary)")
         // Asked once, about the audio from the stream's start (less than 2 s before) to 1 s after the detection.
         let detection = Int(plain.wakes[0].position)
         try #require(check.windows.count == 1)
@@ -42,6 +49,9 @@ struct HearingCheckTests {
 
         let rejected = rig.events.compactMap { if case .wakeRejected(let detection) = $0 { detection.time } else { nil } }
         #expect(rejected.count == 1 && rejected.allSatisfy { $0 > 0.5 && $0 < 0.6 }, "\(rig.summary)")
+        let checking = rig.events.filter { if case .wakeChecking = $0 { true } else { false } }
+        #expect(checking.count == 2 && !rig.events.contains { if case .checkAbandoned = $0 { true } else { false } },
+                "each detection waits once and is decided: \(rig.summary)")
         try #require(rig.wakes.count == 1 && rig.utterances.count == 1, "\(rig.summary)")
         let wake = HearingTests.seconds(rig.wakes[0].position)
         #expect(wake > 4 && wake < 4.1, "the confirmed one, detected at \(wake) s")
@@ -128,6 +138,8 @@ struct HearingCheckTests {
         rig.hear(Array(stream[HearingTests.samples(3)...]))
 
         #expect(rig.lost == [rig.ring.totalDropped] && rig.ring.totalDropped > 0, "\(rig.summary)")
+        let abandoned = rig.events.compactMap { if case .checkAbandoned(let detection) = $0 { detection.time } else { nil } }
+        #expect(abandoned.count == 1 && abandoned.allSatisfy { $0 > 0.5 && $0 < 0.6 }, "the waiting one is dropped: \(rig.summary)")
         try #require(rig.wakes.count == 1, "\(rig.summary)")
         let wake = HearingTests.seconds(rig.wakes[0].position)
         #expect(wake > 4 && wake < 4.1, "\(wake) s")

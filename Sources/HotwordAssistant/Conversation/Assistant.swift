@@ -264,7 +264,13 @@ actor Conversation {
             setState(.listening)
         case .audioLost(let samples):
             emit(.error(stage: .audio, message: "\(Self.seconds(samples)) s of audio lost: the machine is too busy"))
-        case .ownWakeWord, .ownSoundHeard, .followUpClosed, .wakeRejected, .checkFailed:
+        case .wakeChecking:
+            // Perhaps the user is talking over what plays: silence it while the check decides,
+            // so the question is heard as speech and not as the assistant's own sound.
+            output?.mute()
+        case .wakeRejected, .checkAbandoned:
+            output?.unmute()
+        case .ownWakeWord, .ownSoundHeard, .followUpClosed, .checkFailed:
             break  // the listener's log has them
         }
     }

@@ -145,6 +145,12 @@ final class Listener: Sendable {
         switch event {
         case .ownWakeWord(let detection):
             logger.info("'\(detection.keyword)' ignored: the assistant was saying it itself")
+        case .wakeChecking(let detection, _):
+            logger.debug("'\(detection.keyword)' at \(String(format: "%.2f", detection.time)) s: waiting for the phrase check")
+            emit(event)
+        case .checkAbandoned(let detection):
+            logger.info("'\(detection.keyword)' at \(String(format: "%.2f", detection.time)) s dropped before its phrase check (audio lost, or waking off)")
+            emit(event)
         case .wakeRejected(let detection):
             logger.info("'\(detection.keyword)' at \(String(format: "%.2f", detection.time)) s not confirmed by the phrase check: ignored")
             emit(event)

@@ -60,6 +60,13 @@ final class OwnOutputLog: OwnSoundLog, Sendable {
         }
     }
 
+    /// The sound of `token` was never heard (it plays muted): forget it.
+    func cancel(_ token: Token) {
+        ranges.withLock { ranges in
+            if ranges.serials[token.slot] == token.serial { ranges.serials[token.slot] = 0 }
+        }
+    }
+
     func strongest(in positions: Range<UInt64>, tail: UInt64) -> OwnSound? {
         ranges.withLock { ranges in
             var strongest: OwnSound?

@@ -13,7 +13,11 @@ import Logging
 /// queued. Sounds carry the *epoch* they were made for: after an interrupt the epoch moves on,
 /// and a sound of an older epoch that arrives late (say, an answer still being synthesised
 /// when the user spoke again) is dropped instead of played.
-final class AudioOutput: @unchecked Sendable {  // @unchecked: `queue`, `epoch`, `closed` are guarded by `condition` (the player waits on it, which a Mutex cannot)
+///
+/// `mute()` silences the sounds without stopping them (a wake word being checked over an answer):
+/// they play on unheard, and are not marked as the assistant's own sound meanwhile, so what the
+/// user says over them counts as speech. `unmute()` or `interrupt()` ends it.
+final class AudioOutput: @unchecked Sendable {  // @unchecked: `queue`, `epoch`, `closed`, `playing`, `mutedVolume` are guarded by `condition` (the player waits on it, which a Mutex cannot)
     private struct Sound {
         let samples: [Float]
         let sampleRate: Int
@@ -28,6 +32,10 @@ final class AudioOutput: @unchecked Sendable {  // @unchecked: `queue`, `epoch`,
     private var queue: [Sound] = []
     private var epoch = 0
     private var closed = false
+    /// The sound on the device and its mark in `ownOutput` (none while muted).
+    private var playing: (kind: OwnSound, mark: OwnOutputLog.Token?)?
+    /// While muted, the volume to go back to.
+    private var mutedVolume: Float?
     /// `PlaybackDevice.stop()` waits for a blocked `play` to notice; callers must not wait with it.
     private let stopper = DispatchQueue(label: "hotword.output.stop")
     private let stopped = DispatchSemaphore(value: 0)
@@ -44,10 +52,38 @@ final class AudioOutput: @unchecked Sendable {  // @unchecked: `queue`, `epoch`,
         condition.withLock { epoch }
     }
 
-    /// Output gain, 0…1.
+    /// Output gain, 0…1 (while muted, the gain it will have again).
     var volume: Float {
-        get { device.volume }
-        set { device.volume = newValue }
+        get { condition.withLock { mutedVolume ?? device.volume } }
+        set {
+            condition.withLock {
+                if mutedVolume != nil { mutedVolume = newValue } else { device.volume = newValue }
+            }
+        }
+    }
+
+    /// Silences what plays and what follows until `unmute()` or `interrupt()`, without stopping it.
+    func mute() {
+        condition.withLock {
+            guard mutedVolume == nil else { return }
+            mutedVolume = device.volume
+            device.volume = 0
+            if let mark = playing?.mark { ownOutput.end(mark) }
+            playing?.mark = nil
+        }
+    }
+
+    /// Lets what plays be heard again.
+    func unmute() {
+        condition.withLock { restoreVolume() }
+    }
+
+    /// Called with `condition` held.
+    private func restoreVolume() {
+        guard let level = mutedVolume else { return }
+        mutedVolume = nil
+        device.volume = level
+        if let kind = playing?.kind { playing?.mark = ownOutput.begin(kind) }
     }
 
     /// Queues a sound without waiting for it.
@@ -74,10 +110,11 @@ final class AudioOutput: @unchecked Sendable {  // @unchecked: `queue`, `epoch`,
         }
     }
 
-    /// Stops what is playing, drops what is queued, and starts a new epoch. Does not wait.
+    /// Stops what is playing, drops what is queued, unmutes, and starts a new epoch. Does not wait.
     func interrupt() {
         let dropped: [Sound] = condition.withLock {
             epoch += 1
+            restoreVolume()
             defer { queue.removeAll() }
             return queue
         }
@@ -119,7 +156,11 @@ final class AudioOutput: @unchecked Sendable {  // @unchecked: `queue`, `epoch`,
                 sound.finished(.interrupted)
                 continue
             }
-            let token = ownOutput.begin(sound.kind)
+            let mark = ownOutput.begin(sound.kind)
+            condition.withLock {
+                if mutedVolume != nil { ownOutput.cancel(mark) }
+                playing = (sound.kind, mutedVolume == nil ? mark : nil)
+            }
             var outcome: PlaybackOutcome
             do {
                 outcome = try device.play(sound.samples, sampleRate: sound.sampleRate, unlessStoppedSince: stops)
@@ -128,7 +169,10 @@ final class AudioOutput: @unchecked Sendable {  // @unchecked: `queue`, `epoch`,
                 outcome = .interrupted
             }
             if outcome == .completed { outcome = device.drain(unlessStoppedSince: stops) }
-            ownOutput.end(token)
+            condition.withLock {
+                if let mark = playing?.mark { ownOutput.end(mark) }
+                playing = nil
+            }
             sound.finished(outcome)
         }
         stopped.signal()

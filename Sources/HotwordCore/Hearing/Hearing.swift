@@ -24,13 +24,15 @@
 /// heard the wake word's own start).
 ///
 /// A keyword with a second stage (`checks`) is answered only once the check agrees: at a
-/// detection the hearing waits until `CheckedWindow.after` seconds of audio have come (a
+/// detection it reports `.wakeChecking` (the assistant silences its own sound meanwhile, so a
+/// question said over an answer is not taken for that sound) and waits until `CheckedWindow.after` seconds of audio have come (a
 /// follow-up window's recording goes on meanwhile), then asks the check about the audio around
 /// the detection. If it agrees, the wake is reported at the detection's sample (late by that
 /// wait) and the recorder catches up from there, reading the waited audio back, so the question
 /// loses nothing; if not, `.wakeRejected` is reported and the detector restarts as after a
 /// question. A check that fails is reported and counts as agreeing: a broken second stage must
-/// not make the assistant deaf. Audio lost during the wait takes the detection with it.
+/// not make the assistant deaf. Audio lost during the wait takes the detection with it
+/// (`.checkAbandoned`).
 ///
 /// Buffers are allocated in `init`; `hear` allocates nothing but a finished question (or
 /// follow-up) and a checked window.
@@ -65,6 +67,9 @@ public final class Hearing {
 
     /// How long the assistant's own sound lingers for voice activity: the room's echo.
     private static let roomEchoTail = UInt64(AudioFormat.sampleRate / 10)
+    /// Stretches of the stream (10 ms) for each of which the recorder is told whether it may
+    /// hold the assistant's own sound.
+    private static let ownSoundBlock = AudioFormat.sampleRate / 100
 
     public let settings: Settings
     private let detector: Detector
@@ -194,7 +199,7 @@ public final class Hearing {
         if unreportedLoss > 0 { reportLoss(emit, evenIfEarly: true) }
         recorder.cancel()
         followingUp = false
-        pendingCheck = nil
+        abandonCheck(emit)
     }
 
     // MARK: Detecting
@@ -204,7 +209,7 @@ public final class Hearing {
                         _ emit: (HearingEvent) -> Void) -> Int {
         recorder.listen(samples)
         guard let wakeWord = wakeWord(in: samples, at: position, wakeEnabled: wakeEnabled, emit) else { return samples.count }
-        if !awaitsCheck(wakeWord) { startQuestion(after: wakeWord.detection, at: wakeWord.position, emit) }
+        if !awaitsCheck(wakeWord, emit) { startQuestion(after: wakeWord.detection, at: wakeWord.position, emit) }
         return Int(wakeWord.position - position)
     }
 
@@ -264,11 +269,19 @@ public final class Hearing {
     // MARK: Checking
 
     /// Whether `wakeWord` waits for its keyword's check (which starts waiting now).
-    private func awaitsCheck(_ wakeWord: (detection: Detection, position: UInt64)) -> Bool {
+    private func awaitsCheck(_ wakeWord: (detection: Detection, position: UInt64), _ emit: (HearingEvent) -> Void) -> Bool {
         guard checks[wakeWord.detection.keyword] != nil else { return false }
         let end = wakeWord.position + UInt64(CheckedWindow.after * Double(AudioFormat.sampleRate))
         pendingCheck = (wakeWord.detection, wakeWord.position, end)
+        emit(.wakeChecking(wakeWord.detection, position: wakeWord.position))
         return true
+    }
+
+    /// Drops the detection waiting for its check, if any.
+    private func abandonCheck(_ emit: (HearingEvent) -> Void) {
+        guard let pending = pendingCheck else { return }
+        pendingCheck = nil
+        emit(.checkAbandoned(pending.detection))
     }
 
     /// Hears audio while a detection waits for the audio after it: the detector pauses (it restarts
@@ -293,6 +306,7 @@ public final class Hearing {
     private func decideCheck(of detection: Detection, at detected: UInt64, end: UInt64, wakeEnabled: Bool,
                              _ emit: (HearingEvent) -> Void) {
         guard let check = checks[detection.keyword], wakeEnabled else {
+            emit(.checkAbandoned(detection))
             primeDetector(from: detected, to: end, emit)
             return
         }
@@ -317,12 +331,13 @@ public final class Hearing {
     /// Feeds the recorder; returns how much of `samples` belongs to the question: all, or up to its end.
     private func record(_ samples: UnsafeBufferPointer<Float>, at position: UInt64, _ emit: (HearingEvent) -> Void) -> Int {
         guard !samples.isEmpty else { return 0 }
-        switch recorder.record(samples, ownOutput: ownSoundHeard(samples, at: position)) {
+        let (status, piece) = recordPiece(samples, at: position)
+        switch status {
         case .recording:
-            return samples.count
+            return piece
         case .speechStarted:
             reportSpeechStart(emit)
-            return samples.count
+            return piece
         case .finished(let utterance, let consumed):
             reportSpeechStart(emit)
             let resume = position + UInt64(consumed)
@@ -340,6 +355,15 @@ public final class Hearing {
     /// Whether `samples` at `position` may hold the assistant's own sound, for voice activity.
     private func ownSoundHeard(_ samples: UnsafeBufferPointer<Float>, at position: UInt64) -> Bool {
         ownSound.strongest(in: position..<(position + UInt64(samples.count)), tail: Self.roomEchoTail) != nil
+    }
+
+    /// The recorder's next piece of `samples`: up to the next boundary of the stream's
+    /// `ownSoundBlock`s, so whether audio may hold the assistant's own sound is decided per block
+    /// however the audio comes in chunks (a checked wake word's recorder catches up on a second at once).
+    private func recordPiece(_ samples: UnsafeBufferPointer<Float>, at position: UInt64) -> (status: RecordingStatus, count: Int) {
+        let block = UInt64(Self.ownSoundBlock)
+        let piece = UnsafeBufferPointer(rebasing: samples[..<min(samples.count, Int(block - position % block))])
+        return (recorder.record(piece, ownOutput: ownSoundHeard(piece, at: position)), piece.count)
     }
 
     private func reportSpeechStart(_ emit: (HearingEvent) -> Void) {
@@ -365,25 +389,31 @@ public final class Hearing {
         let heard = wakeWord.map { Int($0.position - position) } ?? samples.count
         recordFollowUp(UnsafeBufferPointer(rebasing: samples[..<heard]), at: position, emit)
         guard let wakeWord else { return samples.count }
-        if !awaitsCheck(wakeWord) { startQuestion(interrupting: true, after: wakeWord.detection, at: wakeWord.position, emit) }
+        if !awaitsCheck(wakeWord, emit) { startQuestion(interrupting: true, after: wakeWord.detection, at: wakeWord.position, emit) }
         return heard
     }
 
     /// Records audio of the window until the speech in it ends or its time runs out; after
     /// that, the voice-activity detector only tracks the background. The detector has heard it all.
     private func recordFollowUp(_ samples: UnsafeBufferPointer<Float>, at position: UInt64, _ emit: (HearingEvent) -> Void) {
-        guard !samples.isEmpty else { return }
-        let consumed: Int
-        switch recorder.record(samples, ownOutput: ownSoundHeard(samples, at: position)) {
-        case .recording, .speechStarted:
-            return
-        case .finished(let utterance, let taken):
-            emit(.followUp(utterance))
-            consumed = taken
-        case .noSpeech(let taken):
-            emit(.followUpClosed(position: position + UInt64(taken)))
-            consumed = taken
+        var consumed = 0
+        pieces: while consumed < samples.count {
+            let at = position + UInt64(consumed)
+            let (status, piece) = recordPiece(UnsafeBufferPointer(rebasing: samples[consumed...]), at: at)
+            switch status {
+            case .recording, .speechStarted:
+                consumed += piece
+            case .finished(let utterance, let taken):
+                emit(.followUp(utterance))
+                consumed += taken
+                break pieces
+            case .noSpeech(let taken):
+                emit(.followUpClosed(position: at + UInt64(taken)))
+                consumed += taken
+                break pieces
+            }
         }
+        guard consumed < samples.count || !recorder.isRecording else { return }
         followingUp = false
         recorder.listen(UnsafeBufferPointer(rebasing: samples[consumed...]))
     }
@@ -396,7 +426,7 @@ public final class Hearing {
         reportLoss(emit)
         // A detection waiting for its check is lost with the audio: the ring lapped, so the audio
         // around it has been overwritten.
-        pendingCheck = nil
+        abandonCheck(emit)
         // A follow-up window ends: what was said in it is incomplete.
         if followingUp {
             recorder.cancel()

@@ -2,8 +2,14 @@
 public enum HearingEvent: Sendable, Equatable {
     /// A wake word; `position` is the sample at which it was detected (about the keyword's end).
     case wake(Detection, position: UInt64)
-    /// A detection its keyword's second stage did not confirm (`Hearing`'s `checks`): ignored.
+    /// A detection that waits for its keyword's second stage (`Hearing`'s `checks`), detected at
+    /// `position`: `.wake` follows if the check agrees (or fails), else `.wakeRejected` or `.checkAbandoned`.
+    case wakeChecking(Detection, position: UInt64)
+    /// A detection its keyword's second stage did not confirm: ignored.
     case wakeRejected(Detection)
+    /// A detection dropped before its check could decide: its audio was lost, waking was turned
+    /// off meanwhile, or the stream ended.
+    case checkAbandoned(Detection)
     /// The second stage failed on a detection (`reason`); it counts as confirmed, and `.wake` follows.
     case checkFailed(Detection, reason: String)
     /// A wake word heard while the assistant's own voice may have been saying it: ignored.
