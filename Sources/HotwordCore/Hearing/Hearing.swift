@@ -25,9 +25,9 @@
 ///
 /// A keyword with a second stage (`checks`) is answered only once the check agrees: at a
 /// detection it reports `.wakeChecking` (the assistant silences its own sound meanwhile, so a
-/// question said over an answer is not taken for that sound) and waits until `CheckedWindow.after` seconds of audio have come (a
-/// follow-up window's recording goes on meanwhile), then asks the check about the audio around
-/// the detection. If it agrees, the wake is reported at the detection's sample (late by that
+/// question said over an answer is not taken for that sound) and waits until
+/// `CheckedWindow.after` seconds of audio have come (a follow-up window's recording goes on
+/// meanwhile), then asks the check about the audio around the detection. If it agrees, the wake is reported at the detection's sample (late by that
 /// wait) and the recorder catches up from there, reading the waited audio back, so the question
 /// loses nothing; if not, `.wakeRejected` is reported and the detector restarts as after a
 /// question. A check that fails is reported and counts as agreeing: a broken second stage must
