@@ -68,14 +68,19 @@ final class AudioOutput: @unchecked Sendable {  // @unchecked: `queue`, `epoch`,
             guard mutedVolume == nil else { return }
             mutedVolume = device.volume
             device.volume = 0
-            if let mark = playing?.mark { ownOutput.end(mark) }
-            playing?.mark = nil
+            endMark()
         }
     }
 
     /// Lets what plays be heard again.
     func unmute() {
         condition.withLock { restoreVolume() }
+    }
+
+    /// The sound playing is no longer heard from now on. Called with `condition` held.
+    private func endMark() {
+        if let mark = playing?.mark { ownOutput.end(mark) }
+        playing?.mark = nil
     }
 
     /// Called with `condition` held.
@@ -170,7 +175,7 @@ final class AudioOutput: @unchecked Sendable {  // @unchecked: `queue`, `epoch`,
             }
             if outcome == .completed { outcome = device.drain(unlessStoppedSince: stops) }
             condition.withLock {
-                if let mark = playing?.mark { ownOutput.end(mark) }
+                endMark()
                 playing = nil
             }
             sound.finished(outcome)
