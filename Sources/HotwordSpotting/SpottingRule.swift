@@ -9,7 +9,8 @@ import HotwordCore
 /// A window holds the phrase when pocketsphinx, spotting keyphrases over the US English model,
 /// finds any pronunciation of it (CMU dictionary variants and espeak-ng's reading) with a score
 /// ratio against its phone loop of at least `thresholdPerPhone` raised to the number of phones —
-/// a per-phone threshold, so long and short phrases are judged alike. Before decoding, each
+/// a per-phone threshold, so long and short phrases are judged alike — lasting at least
+/// `minimumSecondsPerPhone` for each of its phones. Before decoding, each
 /// window is normalised to a fixed peak and given a faint noise floor (−55 dBFS RMS): digitally
 /// silent stretches otherwise throw pocketsphinx's cepstral mean normalisation off and it misses
 /// even clearly spoken words. The noise is the same for every window, so a verdict depends on
@@ -18,6 +19,15 @@ public struct SpottingRule: Sendable, Equatable {
     /// Calibrated on TTS clips and on the real recordings in shared/data/keywords: 1e-6 per
     /// phone keeps most clearly spoken clips and accepts none of the other keywords' clips.
     public static let defaultThresholdPerPhone = 1e-6
+    /// People say even a hurried phrase at under 20 phones a second; pocketsphinx, whose phones
+    /// may last three frames, also matches short bursts of other speech and of noise that fast.
+    /// Chosen on the recordings of people saying "computer", "jarvis" and "alexa" (in café, rain
+    /// and traffic noise at 10 dB) against the negative speech corpora: it keeps 96.5–99.6 % of
+    /// the people pocketsphinx spots and drops a third to a half of its false spots
+    /// (docs/training.md).
+    public static let defaultMinimumSecondsPerPhone = 0.05
+    /// pocketsphinx's frames per second (`-frate`).
+    public static let framesPerSecond = 100.0
     /// The most pronunciation combinations spotted at once (they multiply across words).
     static let maximumKeyphrases = 16
     /// Peak level and noise floor of the copy pocketsphinx decodes.
@@ -32,21 +42,37 @@ public struct SpottingRule: Sendable, Equatable {
         var phoneCount: Int
     }
 
+    /// What pocketsphinx reports for one spotting of a keyphrase: its words as the decoder names
+    /// them, and its first and last frame.
+    public struct Spotting: Sendable, Equatable {
+        public var words: String
+        public var frames: ClosedRange<Int>
+
+        public init(words: String, frames: ClosedRange<Int>) {
+            self.words = words
+            self.frames = frames
+        }
+    }
+
     public let thresholdPerPhone: Double
+    public let minimumSecondsPerPhone: Double
     let dictionaryLines: [String]
     let keyphrases: [Keyphrase]
 
     /// The rule for `phrase`, pronounced by `pronouncer`.
-    public init(phrase: String, pronouncer: Pronouncer,
-                thresholdPerPhone: Double = defaultThresholdPerPhone) throws(PronunciationError) {
+    public init(phrase: String, pronouncer: Pronouncer, thresholdPerPhone: Double = defaultThresholdPerPhone,
+                minimumSecondsPerPhone: Double = defaultMinimumSecondsPerPhone) throws(PronunciationError) {
         let words = Phrase.words(of: phrase)
         guard !words.isEmpty else { throw .emptyPhrase(phrase) }
-        self.init(pronunciations: try pronouncer.pronunciations(of: words), thresholdPerPhone: thresholdPerPhone)
+        self.init(pronunciations: try pronouncer.pronunciations(of: words), thresholdPerPhone: thresholdPerPhone,
+                  minimumSecondsPerPhone: minimumSecondsPerPhone)
     }
 
     /// `pronunciations[w]` lists the ARPAbet pronunciations of word `w` of the phrase.
-    public init(pronunciations: [[[String]]], thresholdPerPhone: Double = defaultThresholdPerPhone) {
+    public init(pronunciations: [[[String]]], thresholdPerPhone: Double = defaultThresholdPerPhone,
+                minimumSecondsPerPhone: Double = defaultMinimumSecondsPerPhone) {
         self.thresholdPerPhone = thresholdPerPhone
+        self.minimumSecondsPerPhone = minimumSecondsPerPhone
         dictionaryLines = pronunciations.enumerated().flatMap { word, variants in
             variants.enumerated().map { variant, phones in "w\(word)p\(variant) " + phones.joined(separator: " ") }
         }
@@ -71,6 +97,17 @@ public struct SpottingRule: Sendable, Equatable {
             let threshold = pow(thresholdPerPhone, Double(phrase.phoneCount))
             return phrase.words.joined(separator: " ") + " /" + String(format: "%.3e", threshold) + "/"
         }.joined(separator: "\n") + "\n"
+    }
+
+    /// Whether `spottings` (pocketsphinx's, over one window, above the threshold already) hold the
+    /// phrase: one of its pronunciations, lasting long enough for its phones.
+    public func holdsPhrase(_ spottings: [Spotting]) -> Bool {
+        spottings.contains { spotting in
+            let words = spotting.words.split(separator: " ").map(String.init)
+            guard let phrase = keyphrases.first(where: { $0.words == words }) else { return false }
+            let seconds = Double(spotting.frames.count) / Self.framesPerSecond
+            return seconds >= minimumSecondsPerPhone * Double(phrase.phoneCount)
+        }
     }
 
     /// The 16-bit copy of a window of 16 kHz mono audio that pocketsphinx decodes: normalised to

@@ -137,9 +137,6 @@ struct EvalCommand: ParsableCommand {
 
     @OptionGroup var phraseCheck: PhraseCheckOptions
 
-    @Option(help: "Processes the second stage decodes in.")
-    var threads = ProcessInfo.processInfo.activeProcessorCount
-
     func run() throws {
         let keywordModel = try DetectorOptions.loadModel(model)
         var data = data
@@ -147,13 +144,13 @@ struct EvalCommand: ParsableCommand {
         let stream = try data.stream()
         let checkThreshold = phraseCheck.phrases(for: [keywordModel])[keywordModel.keywords[0]]
         let check = try checkThreshold.map { threshold in
-            try PhraseCheckOptions.batchCheck(phrase: keywordModel.keywords[0], thresholdPerPhone: threshold, jobs: threads)
+            try PhraseCheckOptions.spotter(phrase: keywordModel.keywords[0], thresholdPerPhone: threshold)
         }
         let sensitivities = stride(from: 0, through: 20, by: 1).map { Float($0) / 20 }
         let points = try Evaluation.sweep(keywordModel, stream: stream, sensitivities: sensitivities, check: check)
         // The limits are a property of the model, not of its sensitivity map: read them off the
         // whole DET curve, thresholds up to 0.999994, beyond the map's range.
-        let curve = try Evaluation.thresholdSweep(keywordModel, stream: stream, thresholds: Tuning.thresholds, check: check)
+        let curve = try Evaluation.thresholdSweep(keywordModel, stream: stream, thresholds: Tuning.thresholds(checked: check != nil), check: check)
         let atOne = Evaluation.bestPoint(atMost: 1, in: curve), atTenth = Evaluation.bestPoint(atMost: 0.1, in: curve)
         let tuned = points.first(where: { $0.sensitivity == keywordModel.detection.sensitivity })
         let bySource = tuned.map { Evaluation.bySource($0, in: stream) } ?? []

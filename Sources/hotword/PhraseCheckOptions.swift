@@ -1,14 +1,14 @@
 import ArgumentParser
+import Foundation
 import HotwordAssistant
 import HotwordCore
 import HotwordSpotting
-import HotwordTraining
 
 /// `--check-phrase` and its threshold, for `detect`, `eval` and `bench`: the second stage after a
 /// detection. Unset, a keyword is checked when its model asks for it (`hotword tune --check-phrase`), as `hotword run` does.
 struct PhraseCheckOptions: ParsableArguments {
     @Flag(name: .customLong("check-phrase"), inversion: .prefixedNo,
-          help: "A second stage: keep a detection only where pocketsphinx (US English) also spots the keyword's phrase in the 3 s around it (2 s before, 1 s after), as `synthesize` checks its clips. Default: as the model asks.")
+          help: "A second stage: keep a detection only where pocketsphinx (US English) also spots the keyword's phrase in the 3 s around it (2 s before, 1 s after), lasting at least 50 ms a phone. Default: as the model asks.")
     var enabled: Bool?
 
     @Option(name: .customLong("check-threshold-per-phone"), help: ArgumentHelp("The second stage's spotting threshold per phone (lower hears more; default: the model's, else \(SpottingRule.defaultThresholdPerPhone)).", valueName: "P"))
@@ -22,10 +22,16 @@ struct PhraseCheckOptions: ParsableArguments {
         return thresholdPerPhone.map { threshold in phrases.mapValues { _ in threshold } } ?? phrases
     }
 
-    /// The second stage as evaluation and tuning run it: `pocketsphinx_batch` over many windows
-    /// at once, in `jobs` processes (`KeywordCheck`), by the rule of the run-time spotter.
-    static func batchCheck(phrase: String, thresholdPerPhone: Double, jobs: Int) throws -> PhraseSpotting {
-        PhraseSpotting(try KeywordCheck(phrase: phrase, thresholdPerPhone: thresholdPerPhone), jobs: jobs)
+    /// The second stage as evaluation and tuning run it: the run-time spotter itself, so what they
+    /// measure is what `run` does, with a decoder per core for their thousands of windows. A
+    /// phrase without a pronunciation, or pocketsphinx's model missing, is a wrong setup (status 78).
+    static func spotter(phrase: String, thresholdPerPhone: Double) throws -> PhraseSpotter {
+        do {
+            return try PhraseSpotter(phrase: phrase, thresholdPerPhone: thresholdPerPhone,
+                                     parallelDecoders: ProcessInfo.processInfo.activeProcessorCount)
+        } catch {
+            throw CommandFailure("\(error)", status: .configuration)
+        }
     }
 
     /// A spotter for each keyword of `models` to check. A keyword without a pronunciation, or

@@ -36,9 +36,6 @@ struct TuneCommand: ParsableCommand {
     @Option(name: .customLong("check-threshold-per-phone"), help: ArgumentHelp("With --check-phrase: pocketsphinx's spotting threshold per phone to store (lower hears more).", valueName: "P"))
     var checkThresholdPerPhone = SpottingRule.defaultThresholdPerPhone
 
-    @Option(help: "With --check-phrase: processes the second stage decodes in.")
-    var threads = ProcessInfo.processInfo.activeProcessorCount
-
     @Option(help: ArgumentHelp("Write the tuned model here (default: overwrite --model).", valueName: "MODEL"))
     var out: String?
 
@@ -57,9 +54,9 @@ struct TuneCommand: ParsableCommand {
         var data = data
         data.useFetchedCorpora()
         let stream = try data.stream()
+        let check = try checkPhrase == true ? PhraseCheckOptions.spotter(
+            phrase: loaded.keywords[0], thresholdPerPhone: checkThresholdPerPhone) : nil
         do {
-            let check = try checkPhrase == true ? PhraseCheckOptions.batchCheck(
-                phrase: loaded.keywords[0], thresholdPerPhone: checkThresholdPerPhone, jobs: threads) : nil
             let result = try Tuning.tune(loaded, stream: stream, target: target, check: check)
             var tuned = result.model
             if let checkPhrase {

@@ -8,7 +8,7 @@ import Testing
 
 /// PhraseSpotter through the real libpocketsphinx and Debian's en-us model, on recordings of
 /// people (../shared/data/keywords), a tone and silence; and against `KeywordCheck`, the
-/// `pocketsphinx_batch` check `hotword eval --check-phrase` uses.
+/// `pocketsphinx_batch` check `hotword synthesize` keeps its clips by.
 @Suite("phrase spotter") struct PhraseSpotterTests {
     /// The first `count` recordings (by name) of people saying `keyword`.
     static func recordings(_ keyword: String, count: Int) throws -> [[Float]] {
@@ -29,15 +29,32 @@ import Testing
         #expect(others.allSatisfy { !$0 }, "\(others)")
     }
 
-    /// Run time and `hotword eval --check-phrase` give the same verdict on the same audio.
+    /// Without the least duration per phone, the run-time spotter and the check `synthesize` keeps
+    /// its clips by give the same verdict on the same audio: one rule, two ways of running it.
     @Test func agreesWithTheCommandLineCheck() throws {
         let clips = try Self.recordings("computer", count: 8) + Self.recordings("jarvis", count: 2) + [Self.tone]
-        let spotter = try PhraseSpotter(phrase: "computer")
+        let spotter = try PhraseSpotter(phrase: "computer", minimumSecondsPerPhone: 0)
         let check = try KeywordCheck(phrase: "computer")
         let atRunTime = try spotter.accepts(clips)
-        let fromTheCommandLine = try check.hears(clips)  // one pocketsphinx_batch process, as eval decodes
+        let fromTheCommandLine = try check.hears(clips)  // one pocketsphinx_batch process
         #expect(atRunTime == fromTheCommandLine)
         #expect(Set(atRunTime).count == 2, "the clips hold both verdicts: \(atRunTime)")
+    }
+
+    /// A spotting counts only if it lasts long enough for the phrase's phones: how long is read
+    /// from pocketsphinx's own segmentation of the window.
+    @Test func aSpottingTooShortForThePhrasesPhonesIsNotIt() throws {
+        let clips = try Self.recordings("computer", count: 4)
+        let heard = try PhraseSpotter(phrase: "computer").accepts(clips)
+        #expect(heard.filter { $0 }.count >= 3, "\(heard)")
+        // "computer" has 8 phones: at 0.2 s each no person says it slowly enough.
+        #expect(try PhraseSpotter(phrase: "computer", minimumSecondsPerPhone: 0.2).accepts(clips) == [false, false, false, false])
+        // Played three times as fast (every third sample: pitch up too), pocketsphinx still spots
+        // some of them, in far less than 50 ms a phone.
+        let hurried = clips.map { clip in stride(from: 0, to: clip.count, by: 3).map { clip[$0] } }
+        let lenient = try PhraseSpotter(phrase: "computer", minimumSecondsPerPhone: 0).accepts(hurried)
+        #expect(lenient.contains(true), "\(lenient)")
+        #expect(try PhraseSpotter(phrase: "computer").accepts(hurried) == [false, false, false, false])
     }
 
     @Test func aStricterThresholdHearsLess() throws {

@@ -158,7 +158,8 @@ import Testing
         #expect(try await tune(["--no-check-phrase"], model: tuned).detection.phraseCheck == nil)
         // Tuned together: a tone model named "good morning computer" fires on every beep among the
         // negatives, in which pocketsphinx never hears those words. The network alone meets the
-        // target only above the beeps' scores; with the check, at its lowest threshold.
+        // target only above the beeps' scores; with the check, at the checked sweep's lowest
+        // threshold, logit −2.
         let phraseModel = folder.appendingPathComponent("good-morning-computer.hwks").path
         try ModelStore.save(ToneModels.model(keyword: "good morning computer", frequency: 1_000), to: phraseModel)
         func tuneOnBeeps(_ flags: [String]) async throws -> Float {
@@ -168,7 +169,7 @@ import Testing
             return try ModelStore.load(tuned).detection.sensitivityMap.threshold(forSensitivity: 0.5)
         }
         let alone = try await tuneOnBeeps(["--no-check-phrase"]), together = try await tuneOnBeeps(["--check-phrase"])
-        #expect(alone > 0.9 && together == 0.5, "alone \(alone), together \(together)")
+        #expect(alone > 0.9 && abs(together - 1 / (1 + exp(2))) < 1e-6, "alone \(alone), together \(together)")
 
         let bad = try await HotwordBinary.run(["tune", "--model", modelPath, "--positives", positives, "--negatives", negatives,
                                                "--check-phrase", "--check-threshold-per-phone", "3", "--out", tuned])

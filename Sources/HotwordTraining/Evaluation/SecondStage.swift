@@ -1,19 +1,5 @@
 import HotwordCore
 
-/// pocketsphinx spotting the phrase (acoustic model learnt from many real speakers) as the
-/// second opinion: its errors owe nothing to the voices a keyword model was trained on.
-public struct PhraseSpotting: DetectionCheck {
-    public let check: KeywordCheck
-    public let jobs: Int
-
-    public init(_ check: KeywordCheck, jobs: Int) {
-        self.check = check
-        self.jobs = jobs
-    }
-
-    public func accepts(_ windows: [[Float]]) throws -> [Bool] { try check.hears(windows, jobs: jobs) }
-}
-
 extension Evaluation {
     /// `detections` (one list per threshold, lowest threshold first) without those `check` rejects.
     /// A detection at a higher threshold is the same utterance as the latest one at the lowest

@@ -3,8 +3,13 @@ import HotwordCore
 
 /// Chooses a model's operating point from measured false alarms.
 public enum Tuning {
-    /// Candidate thresholds, dense near 1 where low false-alarm rates live: σ(l) for logits 0…12.
-    public static let thresholds: [Float] = stride(from: 0, through: 12, by: 0.25).map { 1 / (1 + exp(-Float($0))) }
+    /// Candidate thresholds, dense near 1 where low false-alarm rates live: σ(l) for logits 0…12
+    /// in steps of 0.25. A network whose detections a second stage checks may fire far more often
+    /// for the same false alarms, so `checked` reaches down to logit −2 (0.12): a text-only
+    /// keyword's network scores many people between 0.1 and 0.5.
+    public static func thresholds(checked: Bool) -> [Float] {
+        stride(from: checked ? -2 : 0, through: 12, by: 0.25).map { 1 / (1 + exp(-Float($0))) }
+    }
 
     public struct Result: Sendable {
         public var model: KeywordModel
@@ -21,7 +26,7 @@ public enum Tuning {
     /// check lets through: the two stages tuned together.
     public static func tune(_ model: KeywordModel, stream: EvaluationStream, target: Double,
                             check: (any DetectionCheck)? = nil) throws -> Result {
-        let points = try Evaluation.thresholdSweep(model, stream: stream, thresholds: thresholds, check: check)
+        let points = try Evaluation.thresholdSweep(model, stream: stream, thresholds: thresholds(checked: check != nil), check: check)
         func lowestThreshold(within limit: Double) -> OperatingPoint {
             points.filter { $0.falseAlarmsPerHour <= limit }.min { $0.threshold < $1.threshold } ?? points.max { $0.threshold < $1.threshold }!
         }

@@ -4,8 +4,10 @@ import HotwordSpotting
 import Logging
 
 /// "Would a listener recognise the phrase in this clip?", asked of pocketsphinx: keyword spotting
-/// (`pocketsphinx_batch -kws`) by `SpottingRule`, the rule the run-time `PhraseSpotter` applies
-/// through libpocketsphinx.
+/// (`pocketsphinx_batch -kws`) by `SpottingRule`'s pronunciations, threshold and copy of the
+/// audio, without its least duration per phone: a synthetic clip said fast is still the phrase,
+/// and `pocketsphinx_batch` does not report how long each spotting lasted. The second stage after
+/// a detection is `PhraseSpotter`, with the whole rule.
 ///
 /// The command-line program is used (not libpocketsphinx) so training does not depend on the
 /// assistant's speech module; one process decodes a whole batch of clips, loading the model once.
@@ -32,7 +34,8 @@ public struct KeywordCheck: Sendable {
         }
         let pronouncer = Pronouncer(dictionary: dictionary, searchPath: searchPath)
         do {
-            rule = try SpottingRule(phrase: phrase, pronouncer: pronouncer, thresholdPerPhone: thresholdPerPhone)
+            rule = try SpottingRule(phrase: phrase, pronouncer: pronouncer, thresholdPerPhone: thresholdPerPhone,
+                                    minimumSecondsPerPhone: 0)
         } catch {
             throw .pronunciation(error)
         }
