@@ -39,14 +39,14 @@ struct DetectCommand: ParsableCommand {
     func run() throws {
         bootstrapLogging(verbose: verbose, quiet: .warning)
         let models = try detector.loadModels()
-        let checks = KeywordModel.secondStages(try phraseCheck.spotters(for: models), of: models)
+        let phraseSpotters = try phraseCheck.spotters(for: models)
         let scores = try scoresPath.map(ScoreTrace.init)
         var failures = 0
         for file in files {
             let spotter = try detector.makeDetector(models)
             if let scores { spotter.onScore = { scores.append(file: file, $0) } }
             do {
-                try detect(in: file, with: spotter, checkedBy: checks.isEmpty ? nil : CheckedDetections(checks: checks))
+                try detect(in: file, with: spotter, checkedBy: phraseSpotters.isEmpty ? nil : CheckedDetections(checks: phraseSpotters))
             } catch {
                 printError("\(error)")
                 failures += 1

@@ -144,8 +144,7 @@ struct EvalCommand: ParsableCommand {
         let stream = try data.stream()
         let checkThreshold = phraseCheck.phrases(for: [keywordModel])[keywordModel.keywords[0]]
         let check = try checkThreshold.map { threshold in
-            keywordModel.secondStage(try PhraseCheckOptions.spotter(phrase: keywordModel.keywords[0], thresholdPerPhone: threshold),
-                                     for: keywordModel.keywords[0])
+            try PhraseCheckOptions.spotter(phrase: keywordModel.keywords[0], thresholdPerPhone: threshold)
         }
         let sensitivities = stride(from: 0, through: 20, by: 1).map { Float($0) / 20 }
         let points = try Evaluation.sweep(keywordModel, stream: stream, sensitivities: sensitivities, check: check)
@@ -168,10 +167,7 @@ struct EvalCommand: ParsableCommand {
         } else {
             let clips = stream.keywordRanges.count / data.passes
             let heard = data.passes == 1 ? "" : clips > 0 ? " (\(clips) clips × \(data.passes) passes)" : " (\(data.passes) passes)"
-            if let checkThreshold {
-                let sure = keywordModel.detection.phraseCheck?.sureScore.map { ", unless the network scores \(format(Double($0), 4)) or more" } ?? ""
-                print("second stage: pocketsphinx spotting \"\(keywordModel.keywords[0])\", \(checkThreshold) per phone\(sure)")
-            }
+            if let checkThreshold { print("second stage: pocketsphinx spotting \"\(keywordModel.keywords[0])\", \(checkThreshold) per phone") }
             print("\(keywordModel.keywords[0]): \(stream.keywordRanges.count) keywords\(heard) in \(format(stream.duration / 60, 1)) min of audio (\(format(stream.negativeDuration / 3600, 3)) h without the keyword)\(data.noise.isEmpty ? "" : ", noise at \(format(Double(data.snr), 0)) dB SNR")")
             print("sensitivity  threshold  miss rate  false alarms/h")
             for point in points {

@@ -2,7 +2,6 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import HotwordAssistant
-import HotwordCore
 import HotwordModels
 import HotwordWyoming
 import Logging
@@ -93,7 +92,7 @@ struct ServeCommand: ParsableCommand {
                           settings: configuration.keywordSettings(for: model.keywords))
         }
         // The second stages the models ask for, or the configuration (`check_phrase`).
-        let checks: [String: any DetectionCheck]
+        let checks: [String: PhraseSpotter]
         do {
             checks = try PhraseSpotter.checks(for: models.map(\.1), settings: configuration.keywordSettings(for: models.flatMap(\.1.keywords)),
                                               configuration: configuration.stt.pocketsphinx)

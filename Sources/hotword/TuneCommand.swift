@@ -60,13 +60,12 @@ struct TuneCommand: ParsableCommand {
             let result = try Tuning.tune(loaded, stream: stream, target: target, check: check)
             var tuned = result.model
             if let checkPhrase {
-                tuned.detection.phraseCheck = checkPhrase ? PhraseCheckDefaults(thresholdPerPhone: checkThresholdPerPhone, sureScore: result.sureScore) : nil
+                tuned.detection.phraseCheck = checkPhrase ? PhraseCheckDefaults(thresholdPerPhone: checkThresholdPerPhone) : nil
             }
             try ModelStore.save(tuned, to: out ?? path)
             let chosen = result.chosen
             if let check = tuned.detection.phraseCheck {
-                print("second stage by default: pocketsphinx spotting \"\(tuned.keywords.joined(separator: "\", \""))\", \(check.thresholdPerPhone) per phone"
-                      + (check.sureScore.map { ", unless the network scores \(format(Double($0), 4)) or more" } ?? ""))
+                print("second stage by default: pocketsphinx spotting \"\(tuned.keywords.joined(separator: "\", \""))\", \(check.thresholdPerPhone) per phone")
             }
             print("threshold \(format(Double(chosen.threshold), 4)) at sensitivity 0.5: \(format(chosen.falseAlarmsPerHour, 2)) false alarms/h, miss rate \(format(chosen.missRate * 100, 1)) %")
             print("wrote \(out ?? path)")

@@ -9,7 +9,7 @@ import Testing
         model.training = TrainingRecord(command: "hotword train --keyword 'hey susi'", data: ["a/", "b/"], seed: 42,
                                         date: "2026-11-22", figures: ["miss_rate": 0.031])
         model.detection.refractorySeconds = 1.5
-        model.detection.phraseCheck = PhraseCheckDefaults(thresholdPerPhone: 1e-20, sureScore: 0.9875)
+        model.detection.phraseCheck = PhraseCheckDefaults(thresholdPerPhone: 1e-20)
         return model
     }()
 
@@ -185,8 +185,6 @@ import Testing
             (section("detection", "refractorySeconds", 61), .invalidModel("refractorySeconds 61.0 must lie in 0...60")),
             (section("detection", "phraseCheck", ["thresholdPerPhone": 2]), .invalidModel("phraseCheck.thresholdPerPhone 2.0 must lie in (0, 1]")),
             (section("detection", "phraseCheck", ["thresholdPerPhone": 0]), .invalidModel("phraseCheck.thresholdPerPhone 0.0 must lie in (0, 1]")),
-            (section("detection", "phraseCheck", ["thresholdPerPhone": 1e-6, "sureScore": 1.5]), .invalidModel("phraseCheck.sureScore 1.5 must lie in (0, 1]")),
-            (section("detection", "phraseCheck", ["thresholdPerPhone": 1e-6, "sureScore": 0]), .invalidModel("phraseCheck.sureScore 0.0 must lie in (0, 1]")),
         ]
         for (edit, error) in cases {
             #expect(throws: error) { try decodeWithHeader(edit) }

@@ -153,9 +153,8 @@ import Testing
             return try ModelStore.load(tuned)
         }
         let checked = try await tune(["--check-phrase", "--check-threshold-per-phone", "1e-25"], model: modelPath)
-        let asked = try #require(checked.detection.phraseCheck)
-        #expect(asked.thresholdPerPhone == 1e-25)
-        #expect(try await tune([], model: tuned).detection.phraseCheck == asked)
+        #expect(checked.detection.phraseCheck == PhraseCheckDefaults(thresholdPerPhone: 1e-25))
+        #expect(try await tune([], model: tuned).detection.phraseCheck == PhraseCheckDefaults(thresholdPerPhone: 1e-25))
         #expect(try await tune(["--no-check-phrase"], model: tuned).detection.phraseCheck == nil)
         // Tuned together: a tone model named "good morning computer" fires on every beep among the
         // negatives, in which pocketsphinx never hears those words. The network alone meets the
@@ -163,20 +162,14 @@ import Testing
         // threshold, logit −2.
         let phraseModel = folder.appendingPathComponent("good-morning-computer.hwks").path
         try ModelStore.save(ToneModels.model(keyword: "good morning computer", frequency: 1_000), to: phraseModel)
-        func tuneOnBeeps(_ flags: [String]) async throws -> KeywordModel {
+        func tuneOnBeeps(_ flags: [String]) async throws -> Float {
             let result = try await HotwordBinary.run(["tune", "--model", phraseModel, "--negatives", keywordsAsNegatives,
                                                       "--part", "all", "--out", tuned] + flags)
             #expect(result.status == 0, "\(result.stderr)")
-            return try ModelStore.load(tuned)
+            return try ModelStore.load(tuned).detection.sensitivityMap.threshold(forSensitivity: 0.5)
         }
-        let aloneModel = try await tuneOnBeeps(["--no-check-phrase"]), togetherModel = try await tuneOnBeeps(["--check-phrase"])
-        let alone = aloneModel.detection.sensitivityMap.threshold(forSensitivity: 0.5)
-        let together = togetherModel.detection.sensitivityMap.threshold(forSensitivity: 0.5)
+        let alone = try await tuneOnBeeps(["--no-check-phrase"]), together = try await tuneOnBeeps(["--check-phrase"])
         #expect(alone > 0.9 && abs(together - 1 / (1 + exp(2))) < 1e-6, "alone \(alone), together \(together)")
-        // The network goes unchecked only where it is sure: above every beep, at a tenth of the
-        // target, so at least as high as where it meets the target alone.
-        let sure = try #require(togetherModel.detection.phraseCheck?.sureScore)
-        #expect(sure >= alone, "sure \(sure), alone \(alone)")
 
         let bad = try await HotwordBinary.run(["tune", "--model", modelPath, "--positives", positives, "--negatives", negatives,
                                                "--check-phrase", "--check-threshold-per-phone", "3", "--out", tuned])

@@ -31,7 +31,7 @@ struct ListenerSettings {
             recording: configuration.recording,
             followUp: UInt64(configuration.phrases.followUpWindowSeconds * Double(AudioFormat.sampleRate)))
         // The second stages (pocketsphinx, with the speech recogniser's acoustic model and dictionary).
-        let checks: [String: any DetectionCheck]
+        let checks: [String: PhraseSpotter]
         do throws(PhraseSpotterError) {
             checks = try PhraseSpotter.checks(for: models, settings: settings.keywords, configuration: configuration.stt.pocketsphinx)
         } catch {

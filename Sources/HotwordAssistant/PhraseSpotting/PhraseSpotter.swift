@@ -94,15 +94,13 @@ public final class PhraseSpotter: DetectionCheck, @unchecked Sendable {
     }
 
     /// The second stages `models` need under `settings` (`KeywordModel.checkedPhrases`; the
-    /// default threshold per phone where a model names none), as `run` and `serve` build them:
-    /// each as its model asks it to run (`KeywordModel.secondStage`).
+    /// default threshold per phone where a model names none), as `run` and `serve` build them.
     public static func checks(for models: [KeywordModel], settings: [String: KeywordSettings],
                               configuration: PocketSphinxConfiguration = PocketSphinxConfiguration())
-        throws(PhraseSpotterError) -> [String: any DetectionCheck] {
-        let spotters = try spotters(for: KeywordModel.checkedPhrases(of: models, settings: settings,
-                                                                     defaultThresholdPerPhone: SpottingRule.defaultThresholdPerPhone),
-                                    configuration: configuration)
-        return KeywordModel.secondStages(spotters, of: models)
+        throws(PhraseSpotterError) -> [String: PhraseSpotter] {
+        try spotters(for: KeywordModel.checkedPhrases(of: models, settings: settings,
+                                                      defaultThresholdPerPhone: SpottingRule.defaultThresholdPerPhone),
+                     configuration: configuration)
     }
 
     /// A spotter for each keyword of `phrases` (keyword → threshold per phone), the phrase being

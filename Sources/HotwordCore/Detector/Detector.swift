@@ -150,6 +150,7 @@ private struct ModelRunner {
         self.model = model
         network = StreamingNetwork(model: model)
         let outputsPerSecond = Double(model.frontend.sampleRate) / Double(model.frontend.outputFrameShift * model.totalStride)
+        let warmup = (model.receptiveField + model.totalStride - 1) / model.totalStride
         triggers = try model.keywords.map { keyword throws(DetectorError) in
             let chosen = settings[keyword] ?? KeywordSettings()
             let defaults = model.detection
@@ -172,7 +173,7 @@ private struct ModelRunner {
             return KeywordTrigger(
                 keyword: keyword, threshold: defaults.sensitivityMap.threshold(forSensitivity: sensitivity),
                 smoothingOutputs: Int((Double(smoothing) * outputsPerSecond).rounded()), triggerLevel: triggerLevel,
-                refractorySeconds: Double(refractory), warmupOutputs: model.warmupOutputs)
+                refractorySeconds: Double(refractory), warmupOutputs: warmup)
         }
     }
 

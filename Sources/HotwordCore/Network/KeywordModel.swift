@@ -37,9 +37,6 @@ public struct KeywordModel: Sendable, Hashable {
         return field
     }
 
-    /// Outputs before the network has heard a whole receptive field of a stream: not yet its word.
-    public var warmupOutputs: Int { (receptiveField + totalStride - 1) / totalStride }
-
     /// Multiply-adds per second of audio, counting each layer at its own frame rate, and the
     /// frontend's speech embedding if it has one (shared by every model on the same one).
     public var multiplyAddsPerSecond: Double {
@@ -104,13 +101,9 @@ public struct DetectionDefaults: Sendable, Hashable, Codable {
 public struct PhraseCheckDefaults: Sendable, Hashable, Codable {
     /// pocketsphinx's keyword threshold per phone of the phrase: lower spots more.
     public var thresholdPerPhone: Double
-    /// A smoothed score at or above which the network's detection stands unchecked
-    /// (`CheckUnlessSure`); nil: every detection is checked. Files written before it have none.
-    public var sureScore: Float?
 
-    public init(thresholdPerPhone: Double, sureScore: Float? = nil) {
+    public init(thresholdPerPhone: Double) {
         self.thresholdPerPhone = thresholdPerPhone
-        self.sureScore = sureScore
     }
 }
 

@@ -125,9 +125,6 @@ extension DetectionDefaults {
         if let phraseCheck, !(phraseCheck.thresholdPerPhone > 0 && phraseCheck.thresholdPerPhone <= 1) {
             throw .invalidModel("phraseCheck.thresholdPerPhone \(phraseCheck.thresholdPerPhone) must lie in (0, 1]")
         }
-        if let sureScore = phraseCheck?.sureScore, !(sureScore > 0 && sureScore <= 1) {
-            throw .invalidModel("phraseCheck.sureScore \(sureScore) must lie in (0, 1]")
-        }
     }
 }
 

@@ -15,36 +15,21 @@ public enum Tuning {
         public var model: KeywordModel
         public var chosen: OperatingPoint
         public var points: [OperatingPoint]
-        /// With a check: the score at or above which the network's detection stands unchecked
-        /// (`PhraseCheckDefaults.sureScore`).
-        public var sureScore: Float?
     }
-
-    /// How much stricter than the target the network alone must be to go unchecked: a tenth of
-    /// the false alarms, which on the hours tuning hears means none at all.
-    public static let sureFraction = 0.1
 
     /// Least distance, in logits, of the thresholds at sensitivity 0 and 1 from the one at 0.5.
     public static let sensitivitySpan: Float = 2
 
     /// Sets sensitivity 0.5 to the lowest threshold with at most `target` false alarms per hour
     /// on `stream`, sensitivity 0 to one with a tenth of that, and 1 to one with ten times that
-    /// (widened, see `sensitivityMap`). With a `check`, the two stages are tuned together: first
-    /// the score the network alone is sure at (`sureFraction` of the target, unchecked; above it
-    /// the check is not asked, `CheckUnlessSure`), then the thresholds by the false alarms the
-    /// check lets through.
+    /// (widened, see `sensitivityMap`). With a `check`, the false alarms counted are those the
+    /// check lets through: the two stages tuned together.
     public static func tune(_ model: KeywordModel, stream: EvaluationStream, target: Double,
                             check: (any DetectionCheck)? = nil) throws -> Result {
-        var sureScore: Float?
-        var secondStage = check
-        if let check {
-            let alone = try Evaluation.thresholdSweep(model, stream: stream, thresholds: thresholds(checked: false))
-            let sure = Self.lowestThreshold(within: target * sureFraction, in: alone).threshold
-            sureScore = sure
-            secondStage = CheckUnlessSure(check: check, model: model, keyword: model.keywords[0], sureScore: sure)
+        let points = try Evaluation.thresholdSweep(model, stream: stream, thresholds: thresholds(checked: check != nil), check: check)
+        func lowestThreshold(within limit: Double) -> OperatingPoint {
+            points.filter { $0.falseAlarmsPerHour <= limit }.min { $0.threshold < $1.threshold } ?? points.max { $0.threshold < $1.threshold }!
         }
-        let points = try Evaluation.thresholdSweep(model, stream: stream, thresholds: thresholds(checked: check != nil), check: secondStage)
-        func lowestThreshold(within limit: Double) -> OperatingPoint { Self.lowestThreshold(within: limit, in: points) }
         let chosen = lowestThreshold(within: target)
         var tuned = model
         tuned.detection.sensitivity = 0.5
@@ -53,13 +38,7 @@ public enum Tuning {
         tuned.training.figures["tuned_target_false_alarms_per_hour"] = target
         tuned.training.figures["tuned_threshold"] = Double(chosen.threshold)
         try tuned.validate()
-        return Result(model: tuned, chosen: chosen, points: points, sureScore: sureScore)
-    }
-
-    /// The lowest threshold of `points` with at most `limit` false alarms per hour (the highest
-    /// where none has so few).
-    static func lowestThreshold(within limit: Double, in points: [OperatingPoint]) -> OperatingPoint {
-        points.filter { $0.falseAlarmsPerHour <= limit }.min { $0.threshold < $1.threshold } ?? points.max { $0.threshold < $1.threshold }!
+        return Result(model: tuned, chosen: chosen, points: points)
     }
 
     /// Sensitivity 0 at `strict`, 0.5 at `middle`, 1 at `lenient` — but 0 at least
