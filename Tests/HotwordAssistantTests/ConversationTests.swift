@@ -189,7 +189,7 @@ struct ConversationTests {
         let transcribing = await rig.log.wait(timeout: Self.patience) { rig.log.entered(.transcribing) == 1 }
         rig.microphone.say(try await Self.question("hey susi, what is the weather like today", pause: 0.5))
         try await Task.sleep(for: .milliseconds(500))  // far longer than hearing it takes
-        FileManager.default.createFile(atPath: scripts.appendingPathComponent("go").path, contents: nil)
+        _ = FileManager.default.createFile(atPath: scripts.appendingPathComponent("go").path, contents: nil)
         let answered = await rig.log.wait(timeout: Self.patience) { rig.log.entered(.listening) == 2 }
         await rig.stop()
 
