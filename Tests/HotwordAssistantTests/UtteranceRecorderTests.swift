@@ -102,6 +102,32 @@ struct UtteranceRecorderTests {
         #expect(utterance.speechStart == preRoll.count)
     }
 
+    /// A detector may fire before the wake word has ended: the rest of it, then a pause, then
+    /// the question. The utterance starts at the question, without the wake word's end (which a
+    /// recogniser would turn into a stray word), however long that end is.
+    @Test(arguments: [0.03, 0.2])
+    func theWakeWordsEndBeforeAPauseIsNotTheQuestion(tailSeconds: Double) throws {
+        let preRoll = Self.speech(syllables: 2, seed: 7).suffix(Self.samples(0.3)).map { $0 }
+        var generator = SeededGenerator(seed: 11)
+        let tail = generator.floats(Self.samples(tailSeconds), scale: 0.3)
+        let questionStart = tail.count + Self.samples(0.25)
+        let audio = tail + Self.room(0.25) + Self.speech(syllables: 4) + Self.room(3)
+        let recorder = Self.recorder(preRoll: preRoll)
+
+        let (statuses, taken) = Self.feed(recorder, audio)
+
+        #expect(statuses.filter { $0 == .speechStarted }.count == 1)
+        #expect(abs((recorder.speechStartAfterDetection ?? 0) - questionStart) <= 160)
+        guard case .finished(let utterance, _)? = statuses.last else {
+            Issue.record("no utterance: \(statuses)")
+            return
+        }
+        let lead = Int(UtteranceRecorder.speechLeadSeconds * 16_000)
+        #expect(utterance.preRollCount == 0)
+        #expect(abs(utterance.samples.count - (taken - (questionStart - lead))) <= 160)
+        #expect(utterance.samples.prefix(lead - 160).allSatisfy { abs($0) < 0.01 }, "the wake word's end is in the utterance")
+    }
+
     @Test func noSpeechGivesUpAfterTheTimeoutToTheSample() {
         let recorder = Self.recorder(preRoll: Self.room(0.3))
         let (statuses, taken) = Self.feed(recorder, Self.room(5))
@@ -125,10 +151,10 @@ struct UtteranceRecorderTests {
     }
 
     @Test func theAssistantsOwnCueIsNotTakenForSpeech() {
-        // A loud 200 ms tone right after the detection, as the cue would sound in the room.
+        // A loud 200 ms tone soon after the detection, as the cue would sound in the room.
         let tone = (0..<Self.samples(0.2)).map { 0.3 * Float(sin(2 * Double.pi * 880 * Double($0) / 16_000)) }
-        let audio = tone + Self.room(4)
-        let cueRange = 0..<tone.count
+        let audio = Self.room(0.1) + tone + Self.room(4)
+        let cueRange = Self.samples(0.1)..<(Self.samples(0.1) + tone.count)
 
         let marked = Self.feed(Self.recorder(preRoll: []), audio) { $0.overlaps(cueRange) }
         #expect(marked.statuses.last == .noSpeech(consumed: Self.samples(3) % Self.chunk))

@@ -39,8 +39,11 @@ public enum RecordingStatus: Sendable, Equatable {
 ///
 /// The pre-roll is for a question said in the same breath as the wake word: when speech goes
 /// on across the detection, the utterance keeps it. When the user pauses first, it would only
-/// hold the end of the wake word, which a recogniser turns into stray words; the utterance then
-/// starts `speechLeadSeconds` before the question instead.
+/// hold the end of the wake word, which a recogniser turns into stray words ("hey susi, thank
+/// you" became "was a tad too"); the utterance then starts `speechLeadSeconds` before the
+/// question instead. A detector fires where its score crosses the threshold, which may be
+/// before the wake word has ended: speech under way at the detection that stops for a pause
+/// (`pauseSeconds`) within `wakeWordTailSeconds` is the wake word's end, not the question.
 ///
 /// Between recordings, `listen` keeps the voice-activity detector's noise floor up to date.
 /// Memory for the longest utterance is allocated once; only a finished utterance is copied out.
@@ -49,6 +52,24 @@ public final class UtteranceRecorder {
     /// Audio kept before the first speech frame, for soft onsets (an "s", a "wh") the voice
     /// activity detector does not count as speech.
     public static let speechLeadSeconds = 0.15
+    /// How long after the detection speech under way may still be the wake word itself.
+    public static let wakeWordTailSeconds = 0.3
+    /// The least non-speech between the wake word and a question said after it; gaps between
+    /// words said in one breath are shorter.
+    public static let pauseSeconds = 0.1
+
+    /// What the first frames after the detection held.
+    private enum Onset: Equatable {
+        /// No frame after the detection yet.
+        case unheard
+        /// Speech under way at the detection, either the end of the wake word or a question said in
+        /// the same breath; `pauseFrames` is how long the speech has stopped for so far.
+        case wakeWordTail(pauseFrames: Int)
+        /// Speech went on past `wakeWordTailSeconds`: the question followed the wake word at once.
+        case sameBreath
+        /// Silence at the detection, or after the wake word's end: the question comes after a pause.
+        case pause
+    }
 
     public let settings: RecordingSettings
     private var vad: VoiceActivityDetector
@@ -60,6 +81,8 @@ public final class UtteranceRecorder {
     private var noSpeechLimit: Int
     private let trailingSilenceFrames: Int
     private let minimumSpeechFrames: Int
+    private let wakeWordTailSamples: Int
+    private let pauseFrames: Int
 
     private var count = 0
     private var preRollCount = 0
@@ -68,9 +91,8 @@ public final class UtteranceRecorder {
     private var speechRunFrames = 0
     private var speechStart: Int?
     private var silentFrames = 0
-    /// Whether the first frame after the detection was speech (nil before it).
-    private var speechAtDetection: Bool?
-    /// Where the first loud frame after the detection begins, even one that may be the
+    private var onset = Onset.unheard
+    /// Where the first loud frame after the wake word begins, even one that may be the
     /// assistant's own sound: the question may start under the cue.
     private var firstSound: Int?
     public private(set) var isRecording = false
@@ -86,6 +108,8 @@ public final class UtteranceRecorder {
         let frameSeconds = Double(VoiceActivityDetector.frameLength) / rate
         trailingSilenceFrames = max(1, Int((settings.trailingSilenceSeconds / frameSeconds).rounded()))
         minimumSpeechFrames = max(1, Int((settings.minimumSpeechSeconds / frameSeconds).rounded()))
+        wakeWordTailSamples = Int((Self.wakeWordTailSeconds * rate).rounded())
+        pauseFrames = max(1, Int((Self.pauseSeconds / frameSeconds).rounded()))
         storage = .allocate(capacity: preRollCapacity + maxLengthSamples)
         storage.initialize(repeating: 0)
     }
@@ -122,7 +146,7 @@ public final class UtteranceRecorder {
         speechRunFrames = 0
         speechStart = nil
         silentFrames = 0
-        speechAtDetection = nil
+        onset = .unheard
         firstSound = nil
         vad.restartFrame()
         isRecording = true
@@ -141,7 +165,7 @@ public final class UtteranceRecorder {
         vad.process(taken) { isSpeech, end in
             guard endedAt == nil else { return }
             let frameStart = chunkStart + end - VoiceActivityDetector.frameLength
-            if speechAtDetection == nil { speechAtDetection = isSpeech && !ownOutput }
+            if !followsWakeWordTail(heard: isSpeech && !ownOutput, at: frameStart) { return }
             if isSpeech && firstSound == nil { firstSound = frameStart }
             if isSpeech && !ownOutput {
                 if speechRunStart == nil { speechRunStart = frameStart }
@@ -172,6 +196,27 @@ public final class UtteranceRecorder {
         return !wasSpeaking && speechStart != nil ? .speechStarted : .recording
     }
 
+    /// Decides, frame by frame after the detection, whether speech under way at it is the wake
+    /// word's end or a question said in the same breath. Returns whether the frame starting at
+    /// `frameStart` (in `storage`) comes after the wake word, so it may be the question's.
+    private func followsWakeWordTail(heard: Bool, at frameStart: Int) -> Bool {
+        switch onset {
+        case .sameBreath, .pause:
+            return true
+        case .unheard:
+            onset = heard ? .wakeWordTail(pauseFrames: 0) : .pause
+            return !heard
+        case .wakeWordTail(let paused):
+            if heard, frameStart - preRollCount >= wakeWordTailSamples {
+                onset = .sameBreath
+                speechStart = preRollCount
+                return false
+            }
+            onset = heard ? .wakeWordTail(pauseFrames: 0) : paused + 1 >= pauseFrames ? .pause : .wakeWordTail(pauseFrames: paused + 1)
+            return false
+        }
+    }
+
     /// Ends a recording without an utterance (the assistant is stopping or starting over).
     public func cancel() {
         isRecording = false
@@ -181,7 +226,7 @@ public final class UtteranceRecorder {
         isRecording = false
         let speech = speechStart ?? preRollCount
         let lead = Int(Self.speechLeadSeconds * Double(AudioFormat.sampleRate))
-        let first = speechAtDetection == true ? 0 : min(max(0, min(speech, firstSound ?? speech) - lead), count)
+        let first = onset == .sameBreath ? 0 : min(max(0, min(speech, firstSound ?? speech) - lead), count)
         return Utterance(samples: Array(UnsafeBufferPointer(rebasing: storage[first..<count])),
                          preRollCount: max(0, preRollCount - first), speechStart: speech - first, end: end)
     }
