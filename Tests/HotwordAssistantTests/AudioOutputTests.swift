@@ -87,6 +87,8 @@ import Testing
         // What was on its way at each switch (the device's buffer and the FIFO, up to 64 KiB)
         // comes out first; then silence until the unmute, and the rest heard.
         let onTheWay = 40_000
+        try #require(muted + onTheWay <= unmuted && unmuted + onTheWay <= played.count,
+                     "muted at \(muted), unmuted at \(unmuted) of \(played.count): the pacing fell behind")
         #expect(played[(muted + onTheWay)..<unmuted].allSatisfy { $0 == 0 }, "silent from \(muted + onTheWay) to \(unmuted)")
         #expect(played[(unmuted + onTheWay)...].contains { $0 != 0 }, "the end heard")
         #expect(log.strongest(in: UInt64(muted)..<UInt64(stillMuted), tail: 0) == nil)
