@@ -128,6 +128,26 @@ struct UtteranceRecorderTests {
         #expect(utterance.samples.prefix(lead - 160).allSatisfy { abs($0) < 0.01 }, "the wake word's end is in the utterance")
     }
 
+    /// A follow-up window or an enrollment take follows no wake word: a short word under way at its
+    /// start, then a pause, is the utterance's first word.
+    @Test func withoutAWakeWordAShortFirstWordIsKept() throws {
+        var generator = SeededGenerator(seed: 11)
+        let word = generator.floats(Self.samples(0.2), scale: 0.3)
+        let audio = word + Self.room(0.25) + Self.speech(syllables: 4) + Self.room(3)
+        let recorder = UtteranceRecorder(settings: RecordingSettings())
+        Self.room(1, seed: 9).withUnsafeBufferPointer { recorder.listen($0) }
+        recorder.start(preRoll: UnsafeBufferPointer(start: nil, count: 0), afterWakeWord: false)
+
+        let (statuses, taken) = Self.feed(recorder, audio)
+
+        #expect(recorder.speechStartAfterDetection == 0)
+        guard case .finished(let utterance, _)? = statuses.last else {
+            Issue.record("no utterance: \(statuses)")
+            return
+        }
+        #expect(utterance.samples == Array(audio.prefix(taken)))
+    }
+
     @Test func noSpeechGivesUpAfterTheTimeoutToTheSample() {
         let recorder = Self.recorder(preRoll: Self.room(0.3))
         let (statuses, taken) = Self.feed(recorder, Self.room(5))

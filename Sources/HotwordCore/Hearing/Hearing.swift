@@ -177,7 +177,7 @@ public final class Hearing {
     /// a question is being recorded (a wake word came first) or a window is open, nor with `followUp` 0.
     public func openFollowUp() {
         guard settings.followUp > 0, !recorder.isRecording else { return }
-        recorder.start(preRoll: UnsafeBufferPointer(rebasing: preRoll[..<0]), noSpeechTimeout: Int(settings.followUp))
+        recorder.start(preRoll: UnsafeBufferPointer(rebasing: preRoll[..<0]), noSpeechTimeout: Int(settings.followUp), afterWakeWord: false)
         followingUp = true
     }
 

@@ -65,7 +65,8 @@ public final class UtteranceRecorder {
         /// Speech under way at the detection, either the end of the wake word or a question said in
         /// the same breath; `pauseFrames` is how long the speech has stopped for so far.
         case wakeWordTail(pauseFrames: Int)
-        /// Speech went on past `wakeWordTailSeconds`: the question followed the wake word at once.
+        /// Speech went on past `wakeWordTailSeconds`: the question followed the wake word at once
+        /// (or speech was under way at the start of a recording that follows no wake word).
         case sameBreath
         /// Silence at the detection, or after the wake word's end: the question comes after a pause.
         case pause
@@ -92,6 +93,8 @@ public final class UtteranceRecorder {
     private var speechStart: Int?
     private var silentFrames = 0
     private var onset = Onset.unheard
+    /// Whether this recording began at a detection, so speech under way may be the wake word's end.
+    private var afterWakeWord = true
     /// Where the first loud frame after the wake word begins, even one that may be the
     /// assistant's own sound: the question may start under the cue.
     private var firstSound: Int?
@@ -135,7 +138,10 @@ public final class UtteranceRecorder {
     /// Starts an utterance at a detection. `preRoll` is the audio just before it (its last
     /// `preRollSamples` are kept). `noSpeechTimeout` (samples, at most the maximum length)
     /// replaces the settings' for this recording: how long a follow-up window waits.
-    public func start(preRoll: UnsafeBufferPointer<Float>, noSpeechTimeout: Int? = nil) {
+    /// `afterWakeWord` false (a follow-up window, an enrollment take): no wake word ends in the
+    /// first frames, so speech there is already the utterance's.
+    public func start(preRoll: UnsafeBufferPointer<Float>, noSpeechTimeout: Int? = nil, afterWakeWord: Bool = true) {
+        self.afterWakeWord = afterWakeWord
         noSpeechLimit = noSpeechTimeout.map { min($0, maxLengthSamples) } ?? noSpeechSamples
         let kept = min(preRoll.count, preRollCapacity)
         _ = UnsafeMutableBufferPointer(rebasing: storage[0..<kept])
@@ -202,6 +208,9 @@ public final class UtteranceRecorder {
     private func followsWakeWordTail(heard: Bool, at frameStart: Int) -> Bool {
         switch onset {
         case .sameBreath, .pause:
+            return true
+        case .unheard where !afterWakeWord:
+            onset = heard ? .sameBreath : .pause
             return true
         case .unheard:
             onset = heard ? .wakeWordTail(pauseFrames: 0) : .pause

@@ -49,7 +49,7 @@ public final class TakeEndpointer {
     /// Reads with `read` (which fills a buffer and returns how much it filled, 0 when the stream
     /// has ended) until the endpointer has a take or gives up.
     public func nextTake(read: (UnsafeMutableBufferPointer<Float>) -> Int) -> Outcome {
-        recorder.start(preRoll: UnsafeBufferPointer(start: nil, count: 0))
+        recorder.start(preRoll: UnsafeBufferPointer(start: nil, count: 0), afterWakeWord: false)
         while true {
             let status: RecordingStatus? = chunk.withUnsafeMutableBufferPointer { buffer in
                 let count = read(buffer)
