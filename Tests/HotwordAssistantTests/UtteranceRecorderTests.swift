@@ -32,10 +32,11 @@ struct UtteranceRecorderTests {
     }
 
     /// A recorder that has heard a second of the room, started with `preRoll`.
-    static func recorder(_ settings: RecordingSettings = RecordingSettings(), preRoll: [Float]) -> UtteranceRecorder {
+    static func recorder(_ settings: RecordingSettings = RecordingSettings(), preRoll: [Float],
+                         afterWakeWord: Bool = true) -> UtteranceRecorder {
         let recorder = UtteranceRecorder(settings: settings)
         room(1, seed: 9).withUnsafeBufferPointer { recorder.listen($0) }
-        preRoll.withUnsafeBufferPointer { recorder.start(preRoll: $0) }
+        preRoll.withUnsafeBufferPointer { recorder.start(preRoll: $0, afterWakeWord: afterWakeWord) }
         return recorder
     }
 
@@ -134,9 +135,7 @@ struct UtteranceRecorderTests {
         var generator = SeededGenerator(seed: 11)
         let word = generator.floats(Self.samples(0.2), scale: 0.3)
         let audio = word + Self.room(0.25) + Self.speech(syllables: 4) + Self.room(3)
-        let recorder = UtteranceRecorder(settings: RecordingSettings())
-        Self.room(1, seed: 9).withUnsafeBufferPointer { recorder.listen($0) }
-        recorder.start(preRoll: UnsafeBufferPointer(start: nil, count: 0), afterWakeWord: false)
+        let recorder = Self.recorder(preRoll: [], afterWakeWord: false)
 
         let (statuses, taken) = Self.feed(recorder, audio)
 
