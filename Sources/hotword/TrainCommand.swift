@@ -72,6 +72,9 @@ struct TrainCommand: ParsableCommand {
     @Option(name: .customLong("channels-augmented"), help: ArgumentHelp("Share of examples (keywords and negatives alike) heard through a random microphone and line: low cut, resonances, telephone or codec band limits, μ-law, clipping; so the recording channel stops being a cue.", valueName: "SHARE"))
     var channelsAugmented: Float = 0
 
+    @Option(name: .customLong("played-channels-augmented"), help: ArgumentHelp("Share of examples (keywords and negatives alike) played from a device into the room: the speech alone through a random channel (telephone or codec band, small loudspeaker), the room noise and microphone at full band.", valueName: "SHARE"))
+    var playedChannelsAugmented: Float = 0
+
     @Option(help: "Windows of noise or music alone (the --noise recordings and generated music) per example pool, as negatives.")
     var noiseWindows = 0
 
@@ -124,6 +127,7 @@ struct TrainCommand: ParsableCommand {
         options.negativeWindows = negativeWindows
         options.noiseAloneWindows = noiseWindows
         options.augmentation.channelProbability = channelsAugmented
+        options.augmentation.playedChannelProbability = playedChannelsAugmented
         options.hardNegativeRounds = hardNegativeRounds
         options.miningPasses = miningPasses
         options.threads = threads

@@ -140,6 +140,40 @@ import Testing
         #expect(speeds.min()! < 0.95 && speeds.max()! > 1.05)
     }
 
+    /// `--played-channels-augmented`: a device's channel is on the sound it plays alone; the room's
+    /// noise reaches the microphone at full band. A telephone band limit then leaves the noise's
+    /// 7 kHz over speech that lost its 6 kHz, where a microphone's channel
+    /// (`--channels-augmented`) cuts both.
+    @Test func aPlayedChannelBandLimitsTheSpeechNotTheRoomNoise() throws {
+        let speech = zip(ToneMeasure.tone(hertz: 500, amplitude: 0.2), ToneMeasure.tone(hertz: 6_000, amplitude: 0.2)).map { $0 + $1 }
+        // Amplitudes at 6 and 7 kHz relative to 500 Hz after augmenting with 60 seeds.
+        func augmented(played: Float, microphone: Float) throws -> [(sixKilohertz: Double, sevenKilohertz: Double)] {
+            var settings = AugmentationSettings()
+            settings.reverbProbability = 0
+            settings.noiseProbability = 1
+            settings.snrRange = 0...0
+            settings.playedChannelProbability = played
+            settings.channelProbability = microphone
+            let augmenter = try Augmenter(settings: settings, sources: AugmentationSources(noise: [ToneMeasure.tone(hertz: 7_000)], roomResponses: []),
+                                          frontend: frontend, frames: frames)
+            return (0..<60).map { seed in
+                var rng = SeededRandom(seed: UInt64(seed)), audio = speech
+                augmenter.augment(&audio, speech: audio.indices, using: &rng)
+                let base = ToneMeasure.amplitude(of: audio, at: 500)
+                return (ToneMeasure.amplitude(of: audio, at: 6_000) / base, ToneMeasure.amplitude(of: audio, at: 7_000) / base)
+            }
+        }
+        // About one channel in seven has a telephone band (3.4–4 kHz), which takes 6 kHz down by over 30 dB.
+        let played = try augmented(played: 1, microphone: 0).filter { $0.sixKilohertz < 0.03 }
+        #expect(played.count >= 3)
+        #expect(played.allSatisfy { $0.sevenKilohertz > 0.3 }, "\(played)")
+        let microphone = try augmented(played: 0, microphone: 1).filter { $0.sixKilohertz < 0.03 }
+        #expect(microphone.count >= 3)
+        #expect(microphone.allSatisfy { $0.sevenKilohertz < 0.03 }, "\(microphone)")
+        // Without either, the speech keeps its 6 kHz.
+        #expect(try augmented(played: 0, microphone: 0).allSatisfy { abs($0.sixKilohertz - 1) < 0.05 })
+    }
+
     /// A stretch of a long recording played at another speed is that stretch of the whole
     /// recording played at that speed, to its last sample (the filter reads on past its end).
     @Test func aStretchPlayedAtASpeedMatchesPlayingTheWholeRecording() throws {

@@ -19,6 +19,12 @@ public struct AugmentationSettings: Sendable, Hashable {
     /// Share of examples heard through a random microphone and line (`Channel`): EQ, band
     /// limits, μ-law, clipping. 0 draws no random number, so recipes without it draw as before.
     public var channelProbability: Float = 0
+    /// Share of examples whose sound comes out of a device before it reaches the room: a phone
+    /// on speaker, a television, a radio, a telephone prompt. The speech alone passes through a
+    /// random channel (`Channel`), then the room, the noise and the microphone, which hear the
+    /// full band: band-limited speech over full-band noise, as no microphone channel makes it.
+    /// 0 draws no random number, so recipes without it draw as before.
+    public var playedChannelProbability: Float = 0
     /// Speech level, dB relative to full scale (RMS over the speech).
     public var levelRange: ClosedRange<Float> = -42...(-12)
     /// Where a positive window ends relative to the keyword's end, in 10 ms frames.
@@ -198,8 +204,12 @@ final class Augmenter {
         destination.replaceSubrange((overlap.lowerBound - offset)..<(overlap.upperBound - offset), with: source[overlap])
     }
 
-    /// Reverberation, level, noise and a faint microphone floor, in place.
+    /// A device's sound, reverberation, level, noise, the microphone's channel and a faint
+    /// microphone floor, in place.
     func augment(_ audio: inout [Float], speech: Range<Int>, using rng: inout SeededRandom) {
+        if settings.playedChannelProbability > 0, Float.random(in: 0..<1, using: &rng) < settings.playedChannelProbability {
+            Channel.random(sampleRate: frontend.sampleRate, using: &rng).apply(&audio)
+        }
         if Float.random(in: 0..<1, using: &rng) < settings.reverbProbability {
             let response: [Float]
             if !sources.roomResponses.isEmpty, Float.random(in: 0..<1, using: &rng) < settings.recordedRoomShare {

@@ -86,6 +86,7 @@ public struct TrainingOptions: Sendable {
         try check(negativeWindows >= 10, "--negative-windows", negativeWindows, "at least 10")
         try check(noiseAloneWindows >= 0, "--noise-windows", noiseAloneWindows, "0 or more")
         try check((0...1).contains(augmentation.channelProbability), "--channels-augmented", augmentation.channelProbability, "0 to 1")
+        try check((0...1).contains(augmentation.playedChannelProbability), "--played-channels-augmented", augmentation.playedChannelProbability, "0 to 1")
         try check(epochsPerPool >= 1, "--epochs-per-pool", epochsPerPool, "at least 1")
         try check(miningPasses >= 1, "--mining-passes", miningPasses, "at least 1")
         try check(threads >= 1, "--threads", threads, "at least 1")
