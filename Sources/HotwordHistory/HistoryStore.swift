@@ -65,18 +65,35 @@ public final class HistoryStore: Sendable {
                 throw .cannotOpen(path: path, reason: "cannot create the file")
             }
         }
-        do {
-            pool = try DatabasePool(path: path, configuration: configuration)
-            let migrator = HistorySchema.migrator
-            let (superseded, unknown) = try pool.read { db in
-                (try migrator.hasBeenSuperseded(db),
-                 try migrator.appliedIdentifiers(db).subtracting(migrator.migrations).sorted())
+        // Processes opening a new file at once (`hotword history` while `hotword run` creates it)
+        // all see it without tables, and those that create them second fail; a few tries later
+        // they find them made.
+        var attempt = 1
+        while true {
+            do {
+                pool = try Self.openAndMigrate(path: path, configuration: configuration)
+                break
+            } catch is DatabaseError where attempt < Self.openingAttempts {
+                attempt += 1
+                Thread.sleep(forTimeInterval: 0.05)
+            } catch {
+                throw HistoryError.from(error, path: path, operation: "opening")
             }
-            if superseded || !unknown.isEmpty { throw HistoryError.newerVersion(path: path, unknown: unknown) }
-            try migrator.migrate(pool)
-        } catch {
-            throw HistoryError.from(error, path: path, operation: "opening")
         }
+    }
+
+    private static let openingAttempts = 5
+
+    private static func openAndMigrate(path: String, configuration: Configuration) throws -> DatabasePool {
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        let migrator = HistorySchema.migrator
+        let (superseded, unknown) = try pool.read { db in
+            (try migrator.hasBeenSuperseded(db),
+             try migrator.appliedIdentifiers(db).subtracting(migrator.migrations).sorted())
+        }
+        if superseded || !unknown.isEmpty { throw HistoryError.newerVersion(path: path, unknown: unknown) }
+        try migrator.migrate(pool)
+        return pool
     }
 
     /// Whether `file` exists (so a reader can tell "no history yet" without creating one).

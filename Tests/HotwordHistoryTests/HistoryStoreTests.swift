@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GRDB
 @testable import HotwordHistory
 import HotwordTestSupport
@@ -34,6 +35,21 @@ struct HistoryStoreTests {
             for suffix in ["", "-wal", "-shm"] {
                 let mode = try FileManager.default.attributesOfItem(atPath: file.path + suffix)[.posixPermissions] as? Int
                 #expect(mode == 0o600, "history.sqlite\(suffix)")
+            }
+        }
+    }
+
+    /// `hotword history` may open the file while `hotword run` is creating it: both opens succeed
+    /// (SQLite answers "busy" at once where waiting could deadlock, and opening tries again).
+    @Test func openingANewFileTwiceAtOnceSucceedsBothTimes() throws {
+        try withFolder { folder in
+            for round in 0..<20 {
+                let file = folder.appendingPathComponent("history-\(round).sqlite")
+                let failures = Mutex<[String]>([])
+                DispatchQueue.concurrentPerform(iterations: 3) { _ in
+                    do { _ = try HistoryStore(file: file) } catch { failures.withLock { $0.append("\(error)") } }
+                }
+                #expect(failures.withLock { $0 }.isEmpty, "round \(round)")
             }
         }
     }
