@@ -21,15 +21,17 @@ enum ParallelFor {
             } else {
                 // More workers than cores: the items wait (for programs) more than they compute,
                 // and Dispatch would run no more of them at a time than there are cores.
+                // A Thread lets go of its closure some time after it ran, so the threads hold the
+                // items weakly: `body` must not outlive this call.
                 let group = DispatchGroup()
                 for _ in 0..<workers {
                     group.enter()
-                    Thread {
-                        items.runUntilDone()
+                    Thread { [weak items] in
+                        items?.runUntilDone()
                         group.leave()
                     }.start()
                 }
-                group.wait()
+                withExtendedLifetime(items) { group.wait() }
             }
         }
     }

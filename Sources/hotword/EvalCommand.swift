@@ -147,10 +147,11 @@ struct EvalCommand: ParsableCommand {
             try PhraseCheckOptions.spotter(phrase: keywordModel.keywords[0], thresholdPerPhone: threshold)
         }
         let sensitivities = stride(from: 0, through: 20, by: 1).map { Float($0) / 20 }
-        let points = try Evaluation.sweep(keywordModel, stream: stream, sensitivities: sensitivities, check: check)
+        let trace = try ScoreTrace(keywordModel, stream: stream)
+        let points = try Evaluation.sweep(keywordModel, over: trace, sensitivities: sensitivities, check: check)
         // The limits are a property of the model, not of its sensitivity map: read them off the
         // whole DET curve, thresholds up to 0.999994, beyond the map's range.
-        let curve = try Evaluation.thresholdSweep(keywordModel, stream: stream, thresholds: Tuning.thresholds(checked: check != nil), check: check)
+        let curve = try Evaluation.thresholdSweep(keywordModel, over: trace, thresholds: Tuning.thresholds(checked: check != nil), check: check)
         let atOne = Evaluation.bestPoint(atMost: 1, in: curve), atTenth = Evaluation.bestPoint(atMost: 0.1, in: curve)
         let tuned = points.first(where: { $0.sensitivity == keywordModel.detection.sensitivity })
         let bySource = tuned.map { Evaluation.bySource($0, in: stream) } ?? []

@@ -57,7 +57,7 @@ struct TuneCommand: ParsableCommand {
         let check = try checkPhrase == true ? PhraseCheckOptions.spotter(
             phrase: loaded.keywords[0], thresholdPerPhone: checkThresholdPerPhone) : nil
         do {
-            let result = try Tuning.tune(loaded, stream: stream, target: target, check: check)
+            let result = try Tuning.tune(loaded, over: ScoreTrace(loaded, stream: stream), target: target, check: check)
             var tuned = result.model
             if let checkPhrase {
                 tuned.detection.phraseCheck = checkPhrase ? PhraseCheckDefaults(thresholdPerPhone: checkThresholdPerPhone) : nil

@@ -122,13 +122,14 @@ public struct Enrollment: Sendable {
     private func tune(_ model: KeywordModel, on stream: EvaluationStream) throws(EnrollmentError) -> (KeywordModel, OperatingPoint) {
         let trainingThreshold = model.detection.sensitivityMap.threshold(forSensitivity: 0.5)
         do {
-            var tuned = try Tuning.tune(model, stream: stream, target: options.targetFalseAlarmsPerHour).model
+            let trace = try ScoreTrace(model, stream: stream)
+            var tuned = try Tuning.tune(model, over: trace, target: options.targetFalseAlarmsPerHour).model
             let map = tuned.detection.sensitivityMap
             let threshold = max(map.threshold(forSensitivity: 0.5), trainingThreshold)
             tuned.detection.sensitivityMap = Tuning.sensitivityMap(strict: map.threshold(forSensitivity: 0), middle: threshold,
                                                                    lenient: map.threshold(forSensitivity: 1))
             tuned.training.figures["tuned_threshold"] = Double(threshold)
-            return (tuned, try Evaluation.thresholdSweep(tuned, stream: stream, thresholds: [threshold])[0])
+            return (tuned, try Evaluation.thresholdSweep(tuned, over: trace, thresholds: [threshold])[0])
         } catch {
             throw .training("tuning: \(error)")
         }

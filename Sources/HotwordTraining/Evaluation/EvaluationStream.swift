@@ -224,11 +224,12 @@ public enum Evaluation {
     /// A detection up to this long after a keyword ends still counts as hearing it.
     public static let lateness = 0.5
 
-    /// With `check`, a detection counts only where the second stage accepts it.
-    public static func sweep(_ model: KeywordModel, stream: EvaluationStream, sensitivities: [Float],
+    /// With `check`, a detection counts only where the second stage accepts it. `model` is the
+    /// one `trace` scored, or one differing only in its detection settings.
+    public static func sweep(_ model: KeywordModel, over trace: ScoreTrace, sensitivities: [Float],
                              check: (any DetectionCheck)? = nil) throws -> [OperatingPoint] {
         let thresholds = sensitivities.map { model.detection.sensitivityMap.threshold(forSensitivity: $0) }
-        return try zip(sensitivities, replay(model, stream: stream, thresholds: thresholds, check: check)).map { sensitivity, point in
+        return try zip(sensitivities, replay(model, trace: trace, thresholds: thresholds, check: check)).map { sensitivity, point in
             var point = point
             point.sensitivity = sensitivity
             return point
@@ -237,26 +238,22 @@ public enum Evaluation {
 
     /// The same sweep over score thresholds instead of the model's sensitivity map; each point's
     /// sensitivity is the one the map gives its threshold.
-    public static func thresholdSweep(_ model: KeywordModel, stream: EvaluationStream, thresholds: [Float],
+    public static func thresholdSweep(_ model: KeywordModel, over trace: ScoreTrace, thresholds: [Float],
                                       check: (any DetectionCheck)? = nil) throws -> [OperatingPoint] {
-        try replay(model, stream: stream, thresholds: thresholds, check: check).map { point in
+        try replay(model, trace: trace, thresholds: thresholds, check: check).map { point in
             var point = point
             point.sensitivity = model.detection.sensitivityMap.sensitivity(forThreshold: point.threshold)
             return point
         }
     }
 
-    /// One pass of the network over the stream, then the detector's triggering replayed per threshold.
-    private static func replay(_ model: KeywordModel, stream: EvaluationStream, thresholds: [Float],
+    /// The detector's triggering replayed per threshold over the trace's scores.
+    private static func replay(_ model: KeywordModel, trace: ScoreTrace, thresholds: [Float],
                                check: (any DetectionCheck)?) throws -> [OperatingPoint] {
-        let keyword = model.keywords[0]
-        let detector = try Detector(models: [model])
-        var scores: [ScoreEvent] = []
-        detector.onScore = { if $0.keyword == keyword { scores.append($0) } }
-        _ = detector.process(stream.samples)
+        let stream = trace.stream
         // Lowest threshold first, as the second stage needs them; the points come out in the order asked.
         let order = thresholds.indices.sorted { thresholds[$0] < thresholds[$1] }
-        var detections = try Detector.replay(scores, keyword: keyword, of: model, thresholds: order.map { thresholds[$0] })
+        var detections = try Detector.replay(trace.scores, keyword: trace.keyword, of: model, thresholds: order.map { thresholds[$0] })
         if let check { detections = try keepingAccepted(detections, stream: stream, check: check) }
         return zip(order, detections).sorted { $0.0 < $1.0 }.map { index, found in
             let threshold = thresholds[index]

@@ -21,12 +21,12 @@ public enum Tuning {
     public static let sensitivitySpan: Float = 2
 
     /// Sets sensitivity 0.5 to the lowest threshold with at most `target` false alarms per hour
-    /// on `stream`, sensitivity 0 to one with a tenth of that, and 1 to one with ten times that
+    /// on the trace's stream, sensitivity 0 to one with a tenth of that, and 1 to one with ten times that
     /// (widened, see `sensitivityMap`). With a `check`, the false alarms counted are those the
-    /// check lets through: the two stages tuned together.
-    public static func tune(_ model: KeywordModel, stream: EvaluationStream, target: Double,
+    /// check lets through: the two stages tuned together. `trace` is `model`'s scores on the stream.
+    public static func tune(_ model: KeywordModel, over trace: ScoreTrace, target: Double,
                             check: (any DetectionCheck)? = nil) throws -> Result {
-        let points = try Evaluation.thresholdSweep(model, stream: stream, thresholds: thresholds(checked: check != nil), check: check)
+        let points = try Evaluation.thresholdSweep(model, over: trace, thresholds: thresholds(checked: check != nil), check: check)
         func lowestThreshold(within limit: Double) -> OperatingPoint {
             points.filter { $0.falseAlarmsPerHour <= limit }.min { $0.threshold < $1.threshold } ?? points.max { $0.threshold < $1.threshold }!
         }
