@@ -38,6 +38,9 @@ import Testing
         #expect((network.windowFrames, network.hopFrames, network.melBands, network.outputs) == (76, 8, 32, 96))
         #expect(network.shapes.last! == (1, 1, 96))
         #expect(network.multiplyAdds > 40_000_000 && network.multiplyAdds < 45_000_000, "\(network.multiplyAdds)")
+        // Every pool's stride divides the 8-frame hop: a stream computes about an eighth of that.
+        #expect(network.newRowsPerHop?.first == 8 && network.newRowsPerHop?.last == 1)
+        #expect(network.multiplyAddsPerHop > 5_000_000 && network.multiplyAddsPerHop < 6_000_000, "\(network.multiplyAddsPerHop)")
         #expect(network.provenance["license"] == "Apache-2.0")
     }
 
@@ -55,21 +58,38 @@ import Testing
         #expect(Self.maximumDifference(mapped, Self.reference.mels) < 2e-3)
     }
 
-    @Test func embeddingsOfTheReferenceFramesMatchTensorFlowLite() {
+    /// The reference frames' embeddings, window after window, each computed whole or (`next`)
+    /// from the last one's rows.
+    static func embeddingsOfReferenceFrames(next: Bool) -> [[Float]] {
         let network = Self.embedding
         let embedder = SpeechEmbedder(network: network)
         let mels = Self.reference.mels
-        var ours: [[Float]] = []
-        for end in stride(from: 80, through: mels.count, by: network.hopFrames) {
+        return stride(from: 80, through: mels.count, by: network.hopFrames).map { end in
             let window = mels[(end - network.windowFrames)..<end].flatMap { $0 }
             var output = [Float](repeating: 0, count: network.outputs)
-            output.withUnsafeMutableBufferPointer { out in embedder.embed(window, into: out.baseAddress!) }
-            ours.append(output)
+            output.withUnsafeMutableBufferPointer { out in
+                next ? embedder.embedNext(window, into: out.baseAddress!) : embedder.embed(window, into: out.baseAddress!)
+            }
+            return output
         }
+    }
+
+    @Test func embeddingsOfTheReferenceFramesMatchTensorFlowLite() {
+        let ours = Self.embeddingsOfReferenceFrames(next: false)
         #expect(ours.count == Self.reference.embeddings.count)
         let largest = Self.reference.embeddings.flatMap { $0 }.map(abs).max()!
         #expect(largest > 1, "the reference is not all zeros")
         #expect(Self.maximumDifference(ours, Self.reference.embeddings) < 1e-3 * largest)
+    }
+
+    /// A window 8 frames on from the last reuses its rows in every layer and computes the new
+    /// ones: the same embeddings as computing each window whole, to float rounding.
+    @Test func aWindowAfterTheLastReusesItsRows() {
+        let whole = Self.embeddingsOfReferenceFrames(next: false), streamed = Self.embeddingsOfReferenceFrames(next: true)
+        let largest = whole.flatMap { $0 }.map(abs).max()!
+        #expect(streamed.count == whole.count && streamed.count > 5)
+        #expect(streamed[0] == whole[0], "the first window is computed whole")
+        #expect(Self.maximumDifference(streamed, whole) < 1e-5 * largest, "\(Self.maximumDifference(streamed, whole))")
     }
 
     @Test func theFrontendStreamsEmbeddingsOfAudioAsOpenWakeWordDoes() throws {

@@ -38,10 +38,11 @@ public struct KeywordModel: Sendable, Hashable {
     }
 
     /// Multiply-adds per second of audio, counting each layer at its own frame rate, and the
-    /// frontend's speech embedding if it has one (shared by every model on the same one).
+    /// frontend's speech embedding as a stream computes it, if it has one (shared by every model
+    /// on the same one).
     public var multiplyAddsPerSecond: Double {
         var framesPerSecond = Double(frontend.sampleRate) / Double(frontend.outputFrameShift)
-        var total = Double(frontend.embedding?.multiplyAdds ?? 0) * framesPerSecond
+        var total = Double(frontend.embedding?.multiplyAddsPerHop ?? 0) * framesPerSecond
         for layer in layers {
             framesPerSecond /= Double(layer.stride)
             total += framesPerSecond * Double(layer.multiplyAddsPerOutput)

@@ -76,7 +76,7 @@ public struct SpeechEmbedding: Sendable, Hashable {
         }
     }
 
-    /// Multiply-adds per embedding.
+    /// Multiply-adds per embedding of a window computed whole.
     public var multiplyAdds: Int {
         var shape = (time: windowFrames, bands: melBands)
         var total = 0
@@ -87,6 +87,31 @@ public struct SpeechEmbedding: Sendable, Hashable {
                 total += shape.time * shape.bands * conv.outputs * conv.multiplyAddsPerOutput
             case .maxPool(let time, let bands):
                 shape = (shape.time / time, shape.bands / bands)
+            }
+        }
+        return total
+    }
+
+    /// Rows of each layer's output that the next window, `hopFrames` on, adds (dropping as many
+    /// from the front), the others being this window's: every layer is valid in time, so only a
+    /// pool whose stride does not divide the hop breaks that (nil: each window computed whole).
+    public var newRowsPerHop: [Int]? {
+        var timeStride = 1, rows: [Int] = []
+        for (layer, shape) in zip(layers, shapes) {
+            if case .maxPool(let time, _) = layer { timeStride *= time }
+            guard hopFrames % timeStride == 0 else { return nil }
+            rows.append(min(hopFrames / timeStride, shape.time))
+        }
+        return rows
+    }
+
+    /// Multiply-adds per embedding of a stream, where each window reuses the last one's rows.
+    public var multiplyAddsPerHop: Int {
+        guard let newRows = newRowsPerHop else { return multiplyAdds }
+        var total = 0
+        for (index, layer) in layers.enumerated() {
+            if case .conv2D(let conv) = layer {
+                total += newRows[index] * shapes[index].bands * conv.outputs * conv.multiplyAddsPerOutput
             }
         }
         return total

@@ -38,6 +38,7 @@ final class SpeechEmbeddingStream {
     func reset() {
         framesInWindow = 0
         framesInGroup = 0
+        embedder.reset()
     }
 
     /// Takes one frame of `melBands` natural-log energies; calls `onEmbedding` when it completes one.
@@ -55,7 +56,8 @@ final class SpeechEmbeddingStream {
         for i in 0..<values { group[i] = max(group[i], floor) }
         appendGroupToWindow()
         guard framesInWindow == network.windowFrames else { return }
-        embedder.embed(window, into: embedding)
+        // After the first, each window is the last one moved on by a group.
+        embedder.embedNext(window, into: embedding)
         onEmbedding(UnsafeBufferPointer(start: embedding, count: network.outputs))
     }
 
