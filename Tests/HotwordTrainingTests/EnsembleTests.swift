@@ -39,6 +39,29 @@ extension ExportTests {
         #expect(Set(memberScores[0]) != Set(memberScores[1]), "the members must differ for the test to mean anything")
     }
 
+    /// The head `--features speech-embedding` trains: a convolution over the whole window, a
+    /// hidden dense layer (block-diagonal side by side), the output.
+    @Test func anEnsembleOfHeadsWithHiddenDenseLayersAveragesTheirLogits() throws {
+        let members = try [UInt64(5), 6].map { seed in
+            let network = try Network(features: Self.ensembleFeatures, layers: LayerSpec.embeddingHead(channels: 6, window: 4), seed: seed)
+            try prepare(network, seed: seed * 10)
+            return KeywordModel(keywords: ["hey susi"], frontend: FrontendConfig(melBands: Self.ensembleFeatures), layers: network.exportLayers())
+        }
+        let ensemble = try KeywordModel.ensemble(of: members)
+        let windows = NetworkTestData.windows(count: 6, frames: ensemble.receptiveField, features: Self.ensembleFeatures, seed: 7, scale: 1.5, offset: 0.7)
+        let memberScores = try members.map {
+            try streamedLastOutputs($0.layers, features: Self.ensembleFeatures, windows: windows, keywords: $0.keywords)
+        }
+        let scores = try streamedLastOutputs(ensemble.layers, features: Self.ensembleFeatures, windows: windows, keywords: ensemble.keywords)
+        try #require(scores.count == 6 && memberScores.allSatisfy { $0.count == 6 })
+        func logit(_ p: Float) -> Double { log(Double(p) / (1 - Double(p))) }
+        for w in 0..<6 {
+            let expected = 1 / (1 + exp(-(logit(memberScores[0][w]) + logit(memberScores[1][w])) / 2))
+            #expect(abs(Double(scores[w]) - expected) < 1e-5, "window \(w): \(scores[w]) against \(expected)")
+        }
+        #expect(Set(memberScores[0]) != Set(memberScores[1]), "the members must differ for the test to mean anything")
+    }
+
     @Test func modelsThatCannotRunSideBySideAreNamed() throws {
         let members = try ensembleMembers()
         var otherFrontend = members[1]

@@ -85,7 +85,8 @@ enum Espeak {
     }
 
     /// `--features speech-embedding`: a head on the pretrained embedding (Models/), which the
-    /// model file carries, so the detector computes the same embeddings to score it.
+    /// model file carries, so the detector computes the same embeddings to score it. Two heads
+    /// side by side (`--ensemble 2`), as the recipes of jarvis and alexa train them.
     @Test func aHeadTrainsOnTheSpeechEmbedding() throws {
         var options = try Self.tinyTraining(in: folder)
         options.frontend = SpeechEmbedding.melFrontend
@@ -95,10 +96,12 @@ enum Espeak {
         options.negativeWindows = 24
         options.epochs = 12
         options.epochsPerPool = 12
+        options.ensembleMembers = 2
         let (model, epochs, _) = try Self.train(options)
 
         #expect(model.frontend.embedding == options.frontend.embedding)
         #expect(model.receptiveField == 16, "16 embeddings, 1.28 s")
+        #expect(model.layers.count == 3 && epochs.contains { $0.member == 2 }, "both heads trained, run as one network")
         #expect(epochs.last!.trainingLoss < epochs.first!.trainingLoss * 0.7, "losses \(epochs.map(\.trainingLoss))")
         // A score needs 16 embeddings, 2 s of audio: the word is heard after more silence than that.
         try Self.expectDetections(by: model, of: URL(fileURLWithPath: options.positiveFolders[0]).appendingPathComponent("0.wav"), silence: 3)

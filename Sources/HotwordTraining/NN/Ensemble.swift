@@ -7,9 +7,9 @@ extension KeywordModel {
     ///
     /// Layer by layer: the first convolution reads the features all members share, so the
     /// members' filters are stacked; a depthwise convolution's channels are concatenated; a full
-    /// convolution becomes a grouped one (member m's channels see only member m's); the final
-    /// dense layer concatenates its inputs with weights and bias divided by N, so it computes the
-    /// mean of the members' logits. The members' frontend and keywords must match; the ensemble
+    /// convolution becomes a grouped one (member m's channels see only member m's), a hidden
+    /// dense layer a block-diagonal one; the final dense layer concatenates its inputs with
+    /// weights and bias divided by N, so it computes the mean of the members' logits. The members' frontend and keywords must match; the ensemble
     /// keeps the first member's detection settings and training record.
     public static func ensemble(of members: [KeywordModel]) throws(TrainingError) -> KeywordModel {
         guard let first = members.first else { throw .incompatibleEnsemble("no members") }
@@ -72,14 +72,37 @@ extension KeywordModel {
                 && $0.activation == shape.activation }) else {
                 throw unsupported("the members' dense layers differ in shape")
             }
-            guard isOutput, !readsSharedInput else { throw unsupported("only the output layer may be dense") }
             var merged = shape
-            merged.inputs = shape.inputs * parts.count
-            // Row o: every member's row o, each weighing 1/N: the mean of the members' logits.
-            merged.weights = (0..<shape.outputs).flatMap { o in
-                denses.flatMap { $0.weights[(o * shape.inputs)..<((o + 1) * shape.inputs)].map { $0 / count } }
+            func rows(_ dense: DenseLayer, _ o: Int) -> ArraySlice<Float> { dense.weights[(o * shape.inputs)..<((o + 1) * shape.inputs)] }
+            switch (readsSharedInput, isOutput) {
+            case (true, true):
+                // One dense layer on the features: the mean of the members' weights is the mean logit.
+                merged.weights = shape.weights.indices.map { i in denses.reduce(0) { $0 + $1.weights[i] } / count }
+                merged.bias = (0..<shape.outputs).map { o in denses.reduce(0) { $0 + $1.bias[o] } / count }
+            case (true, false):
+                // [outputs][inputs]: the members' units one after another, all reading the features.
+                merged.outputs = shape.outputs * parts.count
+                merged.weights = denses.flatMap(\.weights)
+                merged.bias = denses.flatMap(\.bias)
+            case (false, false):
+                // Block-diagonal: member m's units see only member m's outputs of the layer before.
+                merged.inputs = shape.inputs * parts.count
+                merged.outputs = shape.outputs * parts.count
+                var weights = [Float](repeating: 0, count: merged.outputs * merged.inputs)
+                for (m, dense) in denses.enumerated() {
+                    for o in 0..<shape.outputs {
+                        let start = (m * shape.outputs + o) * merged.inputs + m * shape.inputs
+                        weights.replaceSubrange(start..<(start + shape.inputs), with: rows(dense, o))
+                    }
+                }
+                merged.weights = weights
+                merged.bias = denses.flatMap(\.bias)
+            case (false, true):
+                // Row o: every member's row o, each weighing 1/N: the mean of the members' logits.
+                merged.inputs = shape.inputs * parts.count
+                merged.weights = (0..<shape.outputs).flatMap { o in denses.flatMap { rows($0, o).map { $0 / count } } }
+                merged.bias = (0..<shape.outputs).map { o in denses.reduce(0) { $0 + $1.bias[o] } / count }
             }
-            merged.bias = (0..<shape.outputs).map { o in denses.reduce(0) { $0 + $1.bias[o] } / count }
             return .dense(merged)
         case .gru:
             throw unsupported("recurrent layers are not supported in an ensemble")
