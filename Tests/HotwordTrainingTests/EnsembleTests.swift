@@ -16,6 +16,21 @@ extension ExportTests {
         }
     }
 
+    /// The ensemble's score of each window is the sigmoid of its two members' mean logit.
+    func expectMeanLogit(of members: [KeywordModel], in ensemble: KeywordModel, windows: WindowBatch) throws {
+        let memberScores = try members.map {
+            try streamedLastOutputs($0.layers, features: Self.ensembleFeatures, windows: windows, keywords: $0.keywords)
+        }
+        let scores = try streamedLastOutputs(ensemble.layers, features: Self.ensembleFeatures, windows: windows, keywords: ensemble.keywords)
+        try #require(scores.count == windows.count && memberScores.allSatisfy { $0.count == windows.count })
+        func logit(_ p: Float) -> Double { log(Double(p) / (1 - Double(p))) }
+        for w in scores.indices {
+            let expected = 1 / (1 + exp(-(logit(memberScores[0][w]) + logit(memberScores[1][w])) / 2))
+            #expect(abs(Double(scores[w]) - expected) < 1e-5, "window \(w): \(scores[w]) against \(expected)")
+        }
+        #expect(Set(memberScores[0]) != Set(memberScores[1]), "the members must differ for the test to mean anything")
+    }
+
     @Test func anEnsembleScoresTheSigmoidOfItsMembersMeanLogit() throws {
         let members = try ensembleMembers()
         let ensemble = try KeywordModel.ensemble(of: members)
@@ -26,17 +41,7 @@ extension ExportTests {
 
         let frames = NetworkTestData.alignedFrames(atLeast: ensemble.receptiveField, stride: ensemble.totalStride)
         let windows = NetworkTestData.windows(count: 6, frames: frames, features: Self.ensembleFeatures, seed: 5, scale: 1.5, offset: 0.7)
-        let memberScores = try members.map {
-            try streamedLastOutputs($0.layers, features: Self.ensembleFeatures, windows: windows, keywords: $0.keywords)
-        }
-        let scores = try streamedLastOutputs(ensemble.layers, features: Self.ensembleFeatures, windows: windows, keywords: ensemble.keywords)
-        try #require(scores.count == 6 && memberScores.allSatisfy { $0.count == 6 })
-        func logit(_ p: Float) -> Double { log(Double(p) / (1 - Double(p))) }
-        for w in 0..<6 {
-            let expected = 1 / (1 + exp(-(logit(memberScores[0][w]) + logit(memberScores[1][w])) / 2))
-            #expect(abs(Double(scores[w]) - expected) < 1e-5, "window \(w): \(scores[w]) against \(expected)")
-        }
-        #expect(Set(memberScores[0]) != Set(memberScores[1]), "the members must differ for the test to mean anything")
+        try expectMeanLogit(of: members, in: ensemble, windows: windows)
     }
 
     /// The head `--features speech-embedding` trains: a convolution over the whole window, a
@@ -49,17 +54,7 @@ extension ExportTests {
         }
         let ensemble = try KeywordModel.ensemble(of: members)
         let windows = NetworkTestData.windows(count: 6, frames: ensemble.receptiveField, features: Self.ensembleFeatures, seed: 7, scale: 1.5, offset: 0.7)
-        let memberScores = try members.map {
-            try streamedLastOutputs($0.layers, features: Self.ensembleFeatures, windows: windows, keywords: $0.keywords)
-        }
-        let scores = try streamedLastOutputs(ensemble.layers, features: Self.ensembleFeatures, windows: windows, keywords: ensemble.keywords)
-        try #require(scores.count == 6 && memberScores.allSatisfy { $0.count == 6 })
-        func logit(_ p: Float) -> Double { log(Double(p) / (1 - Double(p))) }
-        for w in 0..<6 {
-            let expected = 1 / (1 + exp(-(logit(memberScores[0][w]) + logit(memberScores[1][w])) / 2))
-            #expect(abs(Double(scores[w]) - expected) < 1e-5, "window \(w): \(scores[w]) against \(expected)")
-        }
-        #expect(Set(memberScores[0]) != Set(memberScores[1]), "the members must differ for the test to mean anything")
+        try expectMeanLogit(of: members, in: ensemble, windows: windows)
     }
 
     @Test func modelsThatCannotRunSideBySideAreNamed() throws {
