@@ -137,13 +137,17 @@ struct EvalCommand: ParsableCommand {
 
     @OptionGroup var phraseCheck: PhraseCheckOptions
 
+    @OptionGroup var modelCheck: ModelCheckOptions
+
     func run() throws {
         let keywordModel = try DetectorOptions.loadModel(model)
         var data = data
         data.useFetchedCorpora()
         let stream = try data.stream()
         let checkThreshold = phraseCheck.phrases(for: [keywordModel])[keywordModel.keywords[0]]
-        let check = try checkThreshold.map { threshold in
+        let secondModel = try modelCheck.check(for: keywordModel.keywords[0])
+        if secondModel != nil && checkThreshold != nil { throw ValidationError("--check-model and the phrase check: one second stage at a time (--no-check-phrase)") }
+        let check: (any DetectionCheck)? = try secondModel ?? checkThreshold.map { threshold in
             try PhraseCheckOptions.spotter(phrase: keywordModel.keywords[0], thresholdPerPhone: threshold)
         }
         let sensitivities = stride(from: 0, through: 20, by: 1).map { Float($0) / 20 }
@@ -169,6 +173,7 @@ struct EvalCommand: ParsableCommand {
             let clips = stream.keywordRanges.count / data.passes
             let heard = data.passes == 1 ? "" : clips > 0 ? " (\(clips) clips × \(data.passes) passes)" : " (\(data.passes) passes)"
             if let checkThreshold { print("second stage: pocketsphinx spotting \"\(keywordModel.keywords[0])\", \(checkThreshold) per phone") }
+            if let secondModel, let path = modelCheck.model { print("second stage: \(path) scoring at least \(format(Double(secondModel.threshold), 4))") }
             print("\(keywordModel.keywords[0]): \(stream.keywordRanges.count) keywords\(heard) in \(format(stream.duration / 60, 1)) min of audio (\(format(stream.negativeDuration / 3600, 3)) h without the keyword)\(data.noise.isEmpty ? "" : ", noise at \(format(Double(data.snr), 0)) dB SNR")")
             print("sensitivity  threshold  miss rate  false alarms/h")
             for point in points {
