@@ -36,8 +36,6 @@ struct TuneCommand: ParsableCommand {
     @Option(name: .customLong("check-threshold-per-phone"), help: ArgumentHelp("With --check-phrase: pocketsphinx's spotting threshold per phone to store (lower hears more).", valueName: "P"))
     var checkThresholdPerPhone = SpottingRule.defaultThresholdPerPhone
 
-    @OptionGroup var modelCheck: ModelCheckOptions
-
     @Option(help: ArgumentHelp("Write the tuned model here (default: overwrite --model).", valueName: "MODEL"))
     var out: String?
 
@@ -56,10 +54,8 @@ struct TuneCommand: ParsableCommand {
         var data = data
         data.useFetchedCorpora()
         let stream = try data.stream()
-        let secondModel = try modelCheck.check(for: loaded.keywords[0])
-        if secondModel != nil && checkPhrase == true { throw ValidationError("--check-model and --check-phrase: one second stage at a time") }
-        let check: (any DetectionCheck)? = try secondModel ?? (checkPhrase == true ? PhraseCheckOptions.spotter(
-            phrase: loaded.keywords[0], thresholdPerPhone: checkThresholdPerPhone) : nil)
+        let check = try checkPhrase == true ? PhraseCheckOptions.spotter(
+            phrase: loaded.keywords[0], thresholdPerPhone: checkThresholdPerPhone) : nil
         do {
             let result = try Tuning.tune(loaded, over: ScoreTrace(loaded, stream: stream), target: target, check: check)
             var tuned = result.model

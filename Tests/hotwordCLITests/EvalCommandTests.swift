@@ -60,7 +60,7 @@ import Testing
         #expect(points.count == 21 && points.allSatisfy { ($0["false_alarms_per_hour"] as! Double) > 100 })
     }
 
-    /// `--check-model`: a second network judges each detection; one that hears another tone
+    /// `eval --check-model`: a second network judges each detection; one that hears another tone
     /// drops every false alarm the beeps among the negatives caused. A check for another keyword,
     /// or a threshold without a check, is refused with what was expected.
     @Test func aSecondModelKeepsOnlyTheDetectionsItAlsoHears() async throws {
@@ -71,17 +71,6 @@ import Testing
         #expect(checked.status == 0, "\(checked.stderr)")
         #expect(checked.stdout.hasPrefix("second stage: \(checkPath) scoring at least 0.5000"), "\(checked.stdout)")
         #expect(checked.stdout.split(separator: "\n").filter { $0.hasSuffix("0.00 (0)") }.count == 21, "\(checked.stdout)")
-        // `tune` counts only the false alarms the check lets through: none, so the checked sweep's
-        // lowest threshold (logit −2); the network alone must sit above the beeps' scores.
-        let tunedPath = folder.appendingPathComponent("tuned.hwks").path
-        func tunedThreshold(_ flags: [String]) async throws -> Float {
-            let result = try await HotwordBinary.run(["tune", "--model", modelPath, "--negatives", keywordsAsNegatives,
-                                                      "--part", "all", "--out", tunedPath] + flags)
-            #expect(result.status == 0, "\(result.stderr)")
-            return try ModelStore.load(tunedPath).detection.sensitivityMap.threshold(forSensitivity: 0.5)
-        }
-        let alone = try await tunedThreshold([]), together = try await tunedThreshold(["--check-model", checkPath, "--check-model-threshold", "0.5"])
-        #expect(alone > 0.9 && abs(together - 1 / (1 + exp(2))) < 1e-6, "alone \(alone), together \(together)")
 
         let otherPath = folder.appendingPathComponent("ping.hwks").path
         try ModelStore.save(ToneModels.model(keyword: "ping", frequency: 1_500), to: otherPath)
