@@ -141,13 +141,13 @@ struct EvalCommand: ParsableCommand {
 
     func run() throws {
         let keywordModel = try DetectorOptions.loadModel(model)
-        // The second model is checked before hours of audio are read.
+        // The second stage is settled before hours of audio are read.
         let secondModel = try modelCheck.check(for: keywordModel.keywords[0])
+        let checkThreshold = phraseCheck.phrases(for: [keywordModel])[keywordModel.keywords[0]]
+        if secondModel != nil && checkThreshold != nil { throw ValidationError("--check-model and the phrase check: one second stage at a time (--no-check-phrase)") }
         var data = data
         data.useFetchedCorpora()
         let stream = try data.stream()
-        let checkThreshold = phraseCheck.phrases(for: [keywordModel])[keywordModel.keywords[0]]
-        if secondModel != nil && checkThreshold != nil { throw ValidationError("--check-model and the phrase check: one second stage at a time (--no-check-phrase)") }
         let check: (any DetectionCheck)? = try secondModel ?? checkThreshold.map { threshold in
             try PhraseCheckOptions.spotter(phrase: keywordModel.keywords[0], thresholdPerPhone: threshold)
         }

@@ -9,7 +9,7 @@ public struct ModelCheck: DetectionCheck {
     public let model: KeywordModel
     public let threshold: Float
 
-    /// `model` must have one keyword; it is validated here.
+    /// `model` is validated here. Every keyword it hears counts: give it the first stage's keyword alone.
     public init(model: KeywordModel, threshold: Float) throws(DetectorError) {
         _ = try Detector(models: [model])
         self.model = model
