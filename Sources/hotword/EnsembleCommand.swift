@@ -13,8 +13,11 @@ struct EnsembleCommand: ParsableCommand {
             (`hotword train` runs that differ in --seed). The result runs them side by side as one \
             network whose score is the sigmoid of their mean logit: their mistakes differ, so it \
             misses less and wakes falsely less, at N times the run-time work. `hotword train \
-            --ensemble N` trains the same thing in one go. It keeps the first model's operating \
-            point: run `hotword tune` on the result.
+            --ensemble N` trains the same thing in one go. Two models on different front ends \
+            (log-mel features and the speech embedding, say) pair instead: the second runs beside \
+            the first as its companion network, on its own features, and the score is still the \
+            sigmoid of their mean logit. It keeps the first model's operating point: run `hotword \
+            tune` on the result.
             """)
 
     @Argument(help: ArgumentHelp("Model files or bundled model names (two or more).", valueName: "MODEL"))
@@ -34,7 +37,8 @@ struct EnsembleCommand: ParsableCommand {
             model.training.command = invokedCommandLine
             model.training.data = zip(models, members).map { name, member in "member \(name): \(member.training.command)" }
             try ModelStore.save(model, to: output)
-            print("wrote \(output): \(members.count) models side by side, \(model.parameterCount) parameters, "
+            let arrangement = model.companion == nil ? "side by side" : "on two front ends"
+            print("wrote \(output): \(members.count) models \(arrangement), \(model.parameterCount) parameters, "
                 + "\(format(model.multiplyAddsPerSecond / 1e6, 2)) M multiply-adds per second")
         } catch let error as TrainingError {
             throw CommandFailure("\(models.joined(separator: ", ")): \(error)")

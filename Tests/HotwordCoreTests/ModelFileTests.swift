@@ -64,7 +64,7 @@ import Testing
         #expect(throws: ModelError.notAModel) { try ModelFile.decode(Array("RIFF....WAVEfmt ".utf8)) }
         var bytes = try ModelFile.encode(model)
         bytes[4] = 9
-        #expect(throws: ModelError.unsupportedVersion(found: 9, supported: 1)) { try ModelFile.decode(bytes) }
+        #expect(throws: ModelError.unsupportedVersion(found: 9, supported: 2)) { try ModelFile.decode(bytes) }
         #expect(throws: ModelError.trailingBytes(expectedBytes: bytes.count, actualBytes: bytes.count + 3)) {
             try ModelFile.decode(try ModelFile.encode(model) + [1, 2, 3])
         }

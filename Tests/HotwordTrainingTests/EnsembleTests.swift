@@ -61,8 +61,8 @@ extension ExportTests {
         let members = try ensembleMembers()
         var otherFrontend = members[1]
         otherFrontend.frontend.normalisation = .perChannelEnergyDefaults
-        #expect { try KeywordModel.ensemble(of: [members[0], otherFrontend]) } throws: {
-            "\($0)" == "cannot combine the models into an ensemble: member 2 does not match member 1 in its frontend"
+        #expect { try KeywordModel.ensemble(of: [members[0], otherFrontend, members[1]]) } throws: {
+            "\($0)" == "cannot combine the models into an ensemble: member 2 does not match member 1 in its frontend (models on two front ends pair two at a time)"
         }
         let otherWord = try ensembleMembers(keywords: ["computer"])[1]
         #expect { try KeywordModel.ensemble(of: [members[0], otherWord]) } throws: {
@@ -74,5 +74,21 @@ extension ExportTests {
             "\($0)" == "cannot combine the models into an ensemble: layer 0: recurrent layers are not supported in an ensemble"
         }
         #expect(try KeywordModel.ensemble(of: [members[0]]) == members[0], "one member is itself")
+    }
+
+    /// Two models on different front ends cannot share a network: the second runs beside the first
+    /// as its companion, with half the mean logit. A pair pairs no further.
+    @Test func modelsOnTwoFrontEndsPair() throws {
+        let members = try ensembleMembers()
+        var otherFrontend = members[1]
+        otherFrontend.frontend.normalisation = .perChannelEnergyDefaults
+        let pair = try KeywordModel.ensemble(of: [members[0], otherFrontend])
+        #expect(pair.layers == members[0].layers && pair.frontend == members[0].frontend)
+        #expect(pair.companion == CompanionNetwork(frontend: otherFrontend.frontend, layers: otherFrontend.layers, weight: 0.5))
+        #expect(pair.parameterCount == members[0].parameterCount + otherFrontend.parameterCount)
+        #expect(pair.multiplyAddsPerSecond == members[0].multiplyAddsPerSecond + otherFrontend.multiplyAddsPerSecond)
+        #expect { try KeywordModel.ensemble(of: [pair, members[1]]) } throws: {
+            "\($0)" == "cannot combine the models into an ensemble: member 1 already has a companion network"
+        }
     }
 }

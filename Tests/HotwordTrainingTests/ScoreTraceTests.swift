@@ -6,10 +6,18 @@ import Testing
 @Suite struct ScoreTraceTests {
     /// A stream scored in three stretches at once gives the scores of one detector's run over the
     /// whole of it: the same times, the same values (PCEN's memory warmed up before each stretch,
-    /// the network's stride of 2 kept in step), and so the same detections at every threshold.
-    @Test func stretchesScoredAtOnceMatchOneRun() throws {
+    /// the network's stride of 2 kept in step, a companion network's scores met as in one run),
+    /// and so the same detections at every threshold.
+    @Test(arguments: [false, true]) func stretchesScoredAtOnceMatchOneRun(withCompanion: Bool) throws {
         var model = ToneModels.model(keyword: "tone", frequency: 1_000)
         model.frontend.normalisation = .perChannelEnergyDefaults
+        if withCompanion {
+            // A second network on 30 ms frames: stretches start where both networks' outputs fall.
+            var companion = ToneModels.model(keyword: "tone", frequency: 2_500)
+            companion.frontend.frameShift = 480
+            model.companion = CompanionNetwork(frontend: companion.frontend, layers: companion.layers)
+            #expect(ScoreTrace.outputShift(of: model) == 960)
+        }
         let tones = stride(from: 3.0, to: 400, by: 7.3).map { (start: $0, frequency: $0.truncatingRemainder(dividingBy: 2) < 1 ? 1_000.0 : 2_500) }
         let stream = EvaluationStream(positives: [], negatives: [ToneModels.signal(seconds: 400, tones: tones)], noise: [], snr: nil, seed: 1)
 

@@ -15,6 +15,7 @@ public final class Detector {
 
     public let keywords: [String]
     private let groups: [FrontendGroup]
+    private let scorers: [KeywordScorer]
     private let scaled: UnsafeMutablePointer<Float>
     private static let blockLength = 2048
     private var found: [Detection] = []
@@ -35,15 +36,26 @@ public final class Detector {
         if let unknown = settings.keys.sorted().first(where: { !allKeywords.contains($0) }) {
             throw .unknownKeyword(unknown, known: allKeywords)
         }
-        var byFrontend: [FrontendConfig: [KeywordModel]] = [:]
+        // Each network joins the group of its front end; a model with a companion network has one
+        // in each of two groups, both feeding the model's scorer.
+        var byFrontend: [FrontendConfig: [NetworkRunner]] = [:]
         var frontendOrder: [FrontendConfig] = []
+        func add(_ runner: NetworkRunner, on frontend: FrontendConfig) {
+            if byFrontend[frontend] == nil { frontendOrder.append(frontend) }
+            byFrontend[frontend, default: []].append(runner)
+        }
+        var scorers: [KeywordScorer] = []
         for model in models {
-            if byFrontend[model.frontend] == nil { frontendOrder.append(model.frontend) }
-            byFrontend[model.frontend, default: []].append(model)
+            let scorer = try KeywordScorer(model: model, settings: settings)
+            scorers.append(scorer)
+            add(NetworkRunner(network: StreamingNetwork(model: model), scorer: scorer, isCompanion: false), on: model.frontend)
+            if let companion = model.companionModel {
+                add(NetworkRunner(network: StreamingNetwork(model: companion), scorer: scorer, isCompanion: true), on: companion.frontend)
+            }
         }
-        groups = try frontendOrder.map { config throws(DetectorError) in
-            try FrontendGroup(config: config, models: byFrontend[config]!, settings: settings)
-        }
+        // Models were validated, which validates their frontend configs.
+        groups = frontendOrder.map { FrontendGroup(config: $0, networks: byFrontend[$0]!) }
+        self.scorers = scorers
         keywords = allKeywords
         self.gain = gain
         scaled = .allocate(capacity: Self.blockLength)
@@ -53,10 +65,8 @@ public final class Detector {
 
     /// The score threshold a keyword's sensitivity currently maps to.
     public func threshold(for keyword: String) -> Float? {
-        for group in groups {
-            for runner in group.runners {
-                if let trigger = runner.triggers.first(where: { $0.keyword == keyword }) { return trigger.threshold }
-            }
+        for scorer in scorers {
+            if let trigger = scorer.triggers.first(where: { $0.keyword == keyword }) { return trigger.threshold }
         }
         return nil
     }
@@ -66,7 +76,7 @@ public final class Detector {
         guard (0...1).contains(sensitivity) else {
             throw .invalidSetting(keyword: keyword, name: "sensitivity", value: "\(sensitivity)", expected: "a number in [0, 1]")
         }
-        guard groups.contains(where: { $0.setSensitivity(sensitivity, for: keyword) }) else {
+        guard scorers.contains(where: { $0.setSensitivity(sensitivity, for: keyword) }) else {
             throw .unknownKeyword(keyword, known: keywords)
         }
     }
@@ -93,29 +103,30 @@ public final class Detector {
         }
         samplesProcessed += samples.count
         guard !found.isEmpty else { return [] }
-        if groups.count > 1 { found.sort { $0.time < $1.time } }
+        if scorers.count > 1 { found.sort { $0.time < $1.time } }
         return found
     }
 
     /// Forgets all audio, as if the stream started again.
     public func reset() {
         for group in groups { group.reset() }
+        for scorer in scorers { scorer.reset() }
         samplesProcessed = 0
     }
 }
 
-/// Models sharing one frontend configuration, and that frontend.
+/// Networks sharing one frontend configuration, and that frontend.
 private final class FrontendGroup {
     let config: FrontendConfig
     let extractor: FeatureExtractor
-    var runners: [ModelRunner]
+    var networks: [NetworkRunner]
     var framesEmitted = 0
 
-    init(config: FrontendConfig, models: [KeywordModel], settings: [String: KeywordSettings]) throws(DetectorError) {
+    /// `config` must be valid.
+    init(config: FrontendConfig, networks: [NetworkRunner]) {
         self.config = config
-        // Models were validated, which validates their frontend config.
         extractor = try! FeatureExtractor(config: config)
-        runners = try models.map { model throws(DetectorError) in try ModelRunner(model: model, settings: settings) }
+        self.networks = networks
     }
 
     func process(_ samples: UnsafeBufferPointer<Float>, onScore: ((ScoreEvent) -> Void)?, onDetection: (Detection) -> Void) {
@@ -123,35 +134,49 @@ private final class FrontendGroup {
             // Frame t covers samples [t·shift, t·shift + length): it is heard at its end.
             let time = Double(framesEmitted * config.outputFrameShift + config.outputFrameLength) / Double(config.sampleRate)
             framesEmitted += 1
-            for index in runners.indices {
-                runners[index].push(frame.baseAddress!, time: time, onScore: onScore, onDetection: onDetection)
+            for runner in networks {
+                runner.push(frame.baseAddress!, time: time, onScore: onScore, onDetection: onDetection)
             }
         }
-    }
-
-    func setSensitivity(_ sensitivity: Float, for keyword: String) -> Bool {
-        runners.indices.contains { runners[$0].setSensitivity(sensitivity, for: keyword) }
     }
 
     func reset() {
         extractor.reset()
         framesEmitted = 0
-        for index in runners.indices { runners[index].reset() }
+        for runner in networks { runner.network.reset() }
     }
 }
 
-/// One model's network and a trigger per keyword.
-private struct ModelRunner {
-    let model: KeywordModel
+/// One network of a model, handing its outputs to the model's scorer.
+private struct NetworkRunner {
     let network: StreamingNetwork
+    let scorer: KeywordScorer
+    let isCompanion: Bool
+
+    func push(_ frame: UnsafePointer<Float>, time: Double, onScore: ((ScoreEvent) -> Void)?, onDetection: (Detection) -> Void) {
+        guard let output = network.push(frame) else { return }
+        scorer.receive(output, fromCompanion: isCompanion, at: time, onScore: onScore, onDetection: onDetection)
+    }
+}
+
+/// A model's scores → a trigger per keyword; for a model with a companion network, the two
+/// networks' scores fused first (`LogitFusion`).
+private final class KeywordScorer {
+    let model: KeywordModel
     var triggers: [KeywordTrigger]
+    private var fusion: LogitFusion?
 
     init(model: KeywordModel, settings: [String: KeywordSettings]) throws(DetectorError) {
         self.model = model
-        network = StreamingNetwork(model: model)
+        triggers = try Self.triggers(for: model, settings: settings)
+        fusion = model.companion.map { LogitFusion(weight: $0.weight, width: model.keywords.count) }
+    }
+
+    /// One trigger per keyword of `model`, with the user's settings over the model's defaults.
+    static func triggers(for model: KeywordModel, settings: [String: KeywordSettings]) throws(DetectorError) -> [KeywordTrigger] {
         let outputsPerSecond = Double(model.frontend.sampleRate) / Double(model.frontend.outputFrameShift * model.totalStride)
         let warmup = (model.receptiveField + model.totalStride - 1) / model.totalStride
-        triggers = try model.keywords.map { keyword throws(DetectorError) in
+        return try model.keywords.map { keyword throws(DetectorError) in
             let chosen = settings[keyword] ?? KeywordSettings()
             let defaults = model.detection
             let sensitivity = chosen.sensitivity ?? defaults.sensitivity
@@ -177,9 +202,16 @@ private struct ModelRunner {
         }
     }
 
-    mutating func push(_ frame: UnsafePointer<Float>, time: Double, onScore: ((ScoreEvent) -> Void)?,
-                       onDetection: (Detection) -> Void) {
-        guard let output = network.push(frame) else { return }
+    func receive(_ output: UnsafeBufferPointer<Float>, fromCompanion: Bool, at time: Double,
+                 onScore: ((ScoreEvent) -> Void)?, onDetection: (Detection) -> Void) {
+        guard fusion != nil else { return score(output, at: time, onScore: onScore, onDetection: onDetection) }
+        func emit(_ time: Double, _ fused: UnsafeBufferPointer<Float>) {
+            score(fused, at: time, onScore: onScore, onDetection: onDetection)
+        }
+        if fromCompanion { fusion!.companion(output, at: time, emit: emit) } else { fusion!.first(output, at: time, emit: emit) }
+    }
+
+    private func score(_ output: UnsafeBufferPointer<Float>, at time: Double, onScore: ((ScoreEvent) -> Void)?, onDetection: (Detection) -> Void) {
         let background = model.outputKind == .softmaxWithBackground ? 1 : 0
         for k in triggers.indices {
             let raw = output[k + background]
@@ -189,15 +221,15 @@ private struct ModelRunner {
         }
     }
 
-    mutating func setSensitivity(_ sensitivity: Float, for keyword: String) -> Bool {
+    func setSensitivity(_ sensitivity: Float, for keyword: String) -> Bool {
         guard let k = triggers.firstIndex(where: { $0.keyword == keyword }) else { return false }
         triggers[k].setThreshold(model.detection.sensitivityMap.threshold(forSensitivity: sensitivity))
         return true
     }
 
-    mutating func reset() {
-        network.reset()
+    func reset() {
         for k in triggers.indices { triggers[k].reset() }
+        fusion?.reset()
     }
 }
 
@@ -208,8 +240,7 @@ extension Detector {
     /// running the network again — a threshold sweep costs one pass of the network.
     public static func replay(_ scores: [ScoreEvent], keyword: String, of model: KeywordModel, settings: KeywordSettings = KeywordSettings(),
                               thresholds: [Float]) throws(DetectorError) -> [[Detection]] {
-        let runner = try ModelRunner(model: model, settings: [keyword: settings])
-        guard let trigger = runner.triggers.first(where: { $0.keyword == keyword }) else {
+        guard let trigger = try KeywordScorer.triggers(for: model, settings: [keyword: settings]).first(where: { $0.keyword == keyword }) else {
             throw .unknownKeyword(keyword, known: model.keywords)
         }
         return thresholds.map { threshold in

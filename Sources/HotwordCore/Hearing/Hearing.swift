@@ -456,6 +456,7 @@ public final class Hearing {
 
     /// The audio a model must hear before it can detect: its receptive field, in samples.
     private static func warmUpSamples(_ model: KeywordModel) -> Int {
+        if let companion = model.companionModel { return max(warmUpSamples(model.withoutCompanion), warmUpSamples(companion)) }
         let frontend = model.frontend
         let frames = model.receptiveField + model.totalStride - 1
         return ((frames - 1) * frontend.outputFrameShift + frontend.outputFrameLength) * AudioFormat.sampleRate / frontend.sampleRate

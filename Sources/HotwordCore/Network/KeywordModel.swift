@@ -8,21 +8,39 @@ public struct KeywordModel: Sendable, Hashable {
     public var keywords: [String]
     public var frontend: FrontendConfig
     public var layers: [Layer]
+    /// A second network for the same keywords on another front end, or nil.
+    public var companion: CompanionNetwork?
     public var detection: DetectionDefaults
     public var training: TrainingRecord
 
     public init(
-        keywords: [String], frontend: FrontendConfig, layers: [Layer],
+        keywords: [String], frontend: FrontendConfig, layers: [Layer], companion: CompanionNetwork? = nil,
         detection: DetectionDefaults = DetectionDefaults(), training: TrainingRecord = TrainingRecord()
     ) {
         self.keywords = keywords
         self.frontend = frontend
         self.layers = layers
+        self.companion = companion
         self.detection = detection
         self.training = training
     }
 
-    public var parameterCount: Int { layers.reduce(0) { $0 + $1.parameterCount } }
+    /// The companion network as a model of its own (the same keywords and detection settings), to
+    /// run and validate it: its scores alone are not the model's.
+    public var companionModel: KeywordModel? {
+        companion.map { KeywordModel(keywords: keywords, frontend: $0.frontend, layers: $0.layers, detection: detection) }
+    }
+
+    /// The model without its companion network: the first front end's network alone.
+    public var withoutCompanion: KeywordModel {
+        var model = self
+        model.companion = nil
+        return model
+    }
+
+    public var parameterCount: Int {
+        layers.reduce(0) { $0 + $1.parameterCount } + (companionModel?.parameterCount ?? 0)
+    }
 
     /// Feature frames per network output (the product of the layers' strides).
     public var totalStride: Int { layers.reduce(1) { $0 * $1.stride } }
@@ -41,6 +59,10 @@ public struct KeywordModel: Sendable, Hashable {
     /// frontend's speech embedding as a stream computes it, if it has one (shared by every model
     /// on the same one).
     public var multiplyAddsPerSecond: Double {
+        withoutCompanion.networkMultiplyAddsPerSecond + (companionModel?.networkMultiplyAddsPerSecond ?? 0)
+    }
+
+    private var networkMultiplyAddsPerSecond: Double {
         var framesPerSecond = Double(frontend.sampleRate) / Double(frontend.outputFrameShift)
         var total = Double(frontend.embedding?.multiplyAddsPerHop ?? 0) * framesPerSecond
         for layer in layers {
@@ -59,6 +81,25 @@ public struct KeywordModel: Sendable, Hashable {
         case .softmax: .softmaxWithBackground
         default: nil
         }
+    }
+}
+
+/// A second network hearing the same keywords through another front end — the pretrained speech
+/// embedding beside log-mel features, say. The model's score is the sigmoid of the weighted mean
+/// of the two networks' logits: front ends err on different audio, so the mean wakes less often
+/// than either at the same misses (docs/training.md, "Two front ends"). Each network runs on its
+/// own front end's frames; the companion's latest score meets each of the first network's.
+public struct CompanionNetwork: Sendable, Hashable {
+    public var frontend: FrontendConfig
+    /// Ends in a sigmoid, one output per keyword.
+    public var layers: [Layer]
+    /// The companion's share of the mean logit, in (0, 1); the first network's is 1 − weight.
+    public var weight: Float
+
+    public init(frontend: FrontendConfig, layers: [Layer], weight: Float = 0.5) {
+        self.frontend = frontend
+        self.layers = layers
+        self.weight = weight
     }
 }
 

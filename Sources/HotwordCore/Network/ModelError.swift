@@ -22,7 +22,7 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notASpeechEmbedding:
             "not a hotword speech embedding (missing the 'HWSE' magic bytes)"
         case .unsupportedVersion(let found, let supported):
-            "model format version \(found) is not supported (this hotword reads version \(supported)); update hotword or re-export the model"
+            "model format version \(found) is not supported (this hotword reads versions up to \(supported)); update hotword or re-export the model"
         case .checksumMismatch(let stored, let computed):
             "checksum mismatch (stored \(hex(stored)), computed \(hex(computed))): the file is corrupt"
         case .malformedHeader(let reason):
@@ -96,6 +96,25 @@ extension KeywordModel {
             break
         }
         try detection.validate()
+        try validateCompanion()
+    }
+
+    private func validateCompanion() throws(ModelError) {
+        guard let companion, let companionModel else { return }
+        guard companion.weight.isFinite, companion.weight > 0, companion.weight < 1 else {
+            throw .invalidModel("companion weight \(companion.weight) must lie strictly between 0 and 1")
+        }
+        guard outputKind == .sigmoid, companionModel.outputKind == .sigmoid else {
+            throw .invalidModel("a model with a companion network needs both networks to end in sigmoid (one score per keyword)")
+        }
+        guard companion.frontend.sampleRate == frontend.sampleRate else {
+            throw .invalidModel("the companion's frontend hears \(companion.frontend.sampleRate) Hz, the model \(frontend.sampleRate) Hz")
+        }
+        do {
+            try companionModel.validate()
+        } catch {
+            throw .invalidModel("companion network: \(error)")
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The model file format, version 1 (documented in docs/model-format.md):
+/// The model file format, versions 1 and 2 (documented in docs/model-format.md):
 ///
 ///     "HWKS"  u32 version  u32 headerLength  header (JSON, UTF-8)  zero padding to 4 bytes
 ///     float32 weights × header.weightCount  u32 CRC-32 of every byte before it
@@ -10,44 +10,33 @@ import Foundation
 /// Like safetensors: readable with any JSON tool, weights copied straight in, nothing executed.
 public enum ModelFile {
     public static let magic: [UInt8] = Array("HWKS".utf8)
-    public static let version: UInt32 = 1
+    /// The newest version written and read; version 1 files (no companion network) are read too.
+    public static let version: UInt32 = 2
 
-    /// Serialises a model after validating it, so no invalid model is ever written.
+    /// Serialises a model after validating it, so no invalid model is ever written. A model with
+    /// a companion network is version 2, so that a reader of version 1 refuses it rather than run
+    /// the first network alone at a threshold set for the two; every other model stays version 1.
     public static func encode(_ model: KeywordModel) throws(ModelError) -> [UInt8] {
         try model.validate()
         var weights: [Float] = []
-        func tensor(_ values: [Float]) -> TensorRef { TensorRef(appending: values, to: &weights) }
-        let layers = model.layers.map { layer -> LayerHeader in
-            switch layer {
-            case .dense(let l):
-                LayerHeader(type: .dense, inputs: l.inputs, outputs: l.outputs, activation: l.activation,
-                            tensors: ["weights": tensor(l.weights), "bias": tensor(l.bias)])
-            case .conv1D(let l):
-                LayerHeader(type: .conv1d, inputs: l.inputs, outputs: l.outputs, activation: l.activation,
-                            kernelSize: l.kernelSize, dilation: l.dilation, stride: l.stride, depthwise: l.depthwise,
-                            groups: l.groups == 1 ? nil : l.groups, tensors: ["weights": tensor(l.weights), "bias": tensor(l.bias)])
-            case .gru(let l):
-                LayerHeader(type: .gru, inputs: l.inputs, outputs: l.hidden,
-                            tensors: ["inputWeights": tensor(l.inputWeights), "recurrentWeights": tensor(l.recurrentWeights),
-                                      "inputBias": tensor(l.inputBias), "recurrentBias": tensor(l.recurrentBias)])
-            }
-        }
+        let layers = model.layers.map { LayerHeader($0, appendingTensorsTo: &weights) }
         let embedding = model.frontend.embedding.map { SpeechEmbeddingHeader($0, appendingTensorsTo: &weights) }
+        let companion = model.companion.map { CompanionHeader($0, appendingTensorsTo: &weights) }
         let header = ModelHeader(keywords: model.keywords, frontend: model.frontend, embedding: embedding, layers: layers,
-                                 detection: model.detection, training: model.training, weightCount: weights.count)
-        return try TensorFile.encode(magic: magic, version: version, header: header, weights: weights)
+                                 companion: companion, detection: model.detection, training: model.training, weightCount: weights.count)
+        return try TensorFile.encode(magic: magic, version: companion == nil ? 1 : version, header: header, weights: weights)
     }
 
     public static func decode(_ bytes: [UInt8]) throws(ModelError) -> KeywordModel {
-        let (header, weights) = try TensorFile.decode(bytes, magic: magic, version: version, notThisKind: .notAModel,
-                                                      as: ModelHeader.self, weightCount: \.weightCount)
-        var layers: [Layer] = []
-        for (index, layerHeader) in header.layers.enumerated() {
-            layers.append(try layerHeader.layer(index: index, weights: weights))
+        let (header, weights, fileVersion) = try TensorFile.decode(bytes, magic: magic, versions: 1...version, notThisKind: .notAModel,
+                                                                   as: ModelHeader.self, weightCount: \.weightCount)
+        guard (header.companion != nil) == (fileVersion == 2) else {
+            throw .malformedHeader("a version \(fileVersion) file \(fileVersion == 2 ? "without" : "with") a companion network (version 2 is exactly the models with one)")
         }
         var frontend = header.frontend
         frontend.embedding = try header.embedding?.embedding(weights: weights)
-        let model = KeywordModel(keywords: header.keywords, frontend: frontend, layers: layers,
+        let model = KeywordModel(keywords: header.keywords, frontend: frontend, layers: try LayerHeader.layers(header.layers, weights: weights),
+                                 companion: try header.companion?.companion(weights: weights),
                                  detection: header.detection, training: header.training)
         try model.validate()
         return model
@@ -80,15 +69,15 @@ enum TensorFile {
     }
 
     static func decode<Header: Decodable>(
-        _ bytes: [UInt8], magic: [UInt8], version supported: UInt32, notThisKind: ModelError,
+        _ bytes: [UInt8], magic: [UInt8], versions supported: ClosedRange<UInt32>, notThisKind: ModelError,
         as: Header.Type, weightCount: (Header) -> Int
-    ) throws(ModelError) -> (Header, [Float]) {
+    ) throws(ModelError) -> (Header, [Float], version: UInt32) {
         guard bytes.count >= magic.count, Array(bytes[0..<magic.count]) == magic else {
             throw bytes.count < magic.count ? .truncated(expectedBytes: prefixLength, actualBytes: bytes.count) : notThisKind
         }
         guard bytes.count >= prefixLength else { throw .truncated(expectedBytes: prefixLength, actualBytes: bytes.count) }
         let version = readUInt32(bytes, at: 4)
-        guard version == supported else { throw .unsupportedVersion(found: version, supported: supported) }
+        guard supported.contains(version) else { throw .unsupportedVersion(found: version, supported: supported.upperBound) }
         let headerLength = Int(readUInt32(bytes, at: 8))
         let weightsStart = prefixLength + headerLength + padding(afterHeaderOf: headerLength)
         guard bytes.count >= weightsStart + 4 else {
@@ -112,7 +101,7 @@ enum TensorFile {
         if bytes.count < expectedLength { throw .truncated(expectedBytes: expectedLength, actualBytes: bytes.count) }
         if bytes.count > expectedLength { throw .trailingBytes(expectedBytes: expectedLength, actualBytes: bytes.count) }
         guard checksumMatches else { throw checksumError(bytes) }
-        return (header, (0..<count).map { Float(bitPattern: readUInt32(bytes, at: weightsStart + 4 * $0)) })
+        return (header, (0..<count).map { Float(bitPattern: readUInt32(bytes, at: weightsStart + 4 * $0)) }, version)
     }
 
     private static func checksumError(_ bytes: [UInt8]) -> ModelError {
@@ -153,6 +142,8 @@ private struct ModelHeader: Codable {
     /// The frontend's speech embedding, if it has one; absent in models without.
     var embedding: SpeechEmbeddingHeader?
     var layers: [LayerHeader]
+    /// The second network on another front end (version 2 files only).
+    var companion: CompanionHeader?
     var detection: DetectionDefaults
     var training: TrainingRecord
     var weightCount: Int
@@ -187,6 +178,31 @@ struct TensorRef: Codable {
     }
 }
 
+/// A companion network: its front end (and embedding), its layers, its weight in the mean logit.
+private struct CompanionHeader: Codable {
+    var frontend: FrontendConfig
+    var embedding: SpeechEmbeddingHeader?
+    var layers: [LayerHeader]
+    var weight: Float
+
+    init(_ companion: CompanionNetwork, appendingTensorsTo weights: inout [Float]) {
+        frontend = companion.frontend
+        layers = companion.layers.map { LayerHeader($0, appendingTensorsTo: &weights) }
+        embedding = companion.frontend.embedding.map { SpeechEmbeddingHeader($0, appendingTensorsTo: &weights) }
+        weight = companion.weight
+    }
+
+    func companion(weights: [Float]) throws(ModelError) -> CompanionNetwork {
+        var frontend = frontend
+        do {
+            frontend.embedding = try embedding?.embedding(weights: weights)
+            return CompanionNetwork(frontend: frontend, layers: try LayerHeader.layers(layers, weights: weights), weight: weight)
+        } catch {
+            throw .invalidModel("companion network: \(error)")
+        }
+    }
+}
+
 private struct LayerHeader: Codable {
     enum Kind: String, Codable { case dense, conv1d, gru }
     var type: Kind
@@ -200,6 +216,46 @@ private struct LayerHeader: Codable {
     /// Absent means 1 (files written before grouped convolutions).
     var groups: Int?
     var tensors: [String: TensorRef]
+
+    init(type: Kind, inputs: Int, outputs: Int, activation: Activation? = nil, kernelSize: Int? = nil, dilation: Int? = nil,
+         stride: Int? = nil, depthwise: Bool? = nil, groups: Int? = nil, tensors: [String: TensorRef]) {
+        self.type = type
+        self.inputs = inputs
+        self.outputs = outputs
+        self.activation = activation
+        self.kernelSize = kernelSize
+        self.dilation = dilation
+        self.stride = stride
+        self.depthwise = depthwise
+        self.groups = groups
+        self.tensors = tensors
+    }
+
+    /// `layer`'s header, its tensors appended to `weights`.
+    init(_ layer: Layer, appendingTensorsTo weights: inout [Float]) {
+        func tensor(_ values: [Float]) -> TensorRef { TensorRef(appending: values, to: &weights) }
+        switch layer {
+        case .dense(let l):
+            self.init(type: .dense, inputs: l.inputs, outputs: l.outputs, activation: l.activation,
+                      tensors: ["weights": tensor(l.weights), "bias": tensor(l.bias)])
+        case .conv1D(let l):
+            self.init(type: .conv1d, inputs: l.inputs, outputs: l.outputs, activation: l.activation,
+                      kernelSize: l.kernelSize, dilation: l.dilation, stride: l.stride, depthwise: l.depthwise,
+                      groups: l.groups == 1 ? nil : l.groups, tensors: ["weights": tensor(l.weights), "bias": tensor(l.bias)])
+        case .gru(let l):
+            self.init(type: .gru, inputs: l.inputs, outputs: l.hidden,
+                      tensors: ["inputWeights": tensor(l.inputWeights), "recurrentWeights": tensor(l.recurrentWeights),
+                                "inputBias": tensor(l.inputBias), "recurrentBias": tensor(l.recurrentBias)])
+        }
+    }
+
+    static func layers(_ headers: [LayerHeader], weights: [Float]) throws(ModelError) -> [Layer] {
+        var layers: [Layer] = []
+        for (index, header) in headers.enumerated() {
+            layers.append(try header.layer(index: index, weights: weights))
+        }
+        return layers
+    }
 
     func layer(index: Int, weights: [Float]) throws(ModelError) -> Layer {
         func fail(_ reason: String) -> ModelError { .invalidLayer(index: index, kind: type.rawValue, reason: reason) }

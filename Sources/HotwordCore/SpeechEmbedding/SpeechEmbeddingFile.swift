@@ -16,8 +16,8 @@ public enum SpeechEmbeddingFile {
     }
 
     public static func decode(_ bytes: [UInt8]) throws(ModelError) -> SpeechEmbedding {
-        let (header, weights) = try TensorFile.decode(
-            bytes, magic: magic, version: version, notThisKind: .notASpeechEmbedding,
+        let (header, weights, _) = try TensorFile.decode(
+            bytes, magic: magic, versions: version...version, notThisKind: .notASpeechEmbedding,
             as: SpeechEmbeddingHeader.self, weightCount: \.weightCount)
         let embedding = try header.embedding(weights: weights)
         try embedding.validate()

@@ -14,12 +14,14 @@ public struct ScoreTrace: Sendable {
     /// `warmUp(for:)` early on a fresh detector, whose scores there are dropped: by its own first
     /// frame the frontend's memory (PCEN, a running mean) has forgotten where it started, so the
     /// trace matches one detector's run over the whole stream to float rounding. Stretches start
-    /// on a network output of the whole run, so frames and strides line up.
+    /// on a network output of the whole run (of both networks, for a model with a companion), so
+    /// frames and strides line up; each runs on past its end until the companion's next score
+    /// has settled its last fused ones (`LogitFusion`).
     public init(_ model: KeywordModel, stream: EvaluationStream,
                 pieces: Int = ProcessInfo.processInfo.activeProcessorCount) throws(DetectorError) {
         let keyword = model.keywords[0]
         let warmUp = Self.warmUp(for: model)
-        let outputShift = model.frontend.outputFrameShift * model.totalStride
+        let outputShift = Self.outputShift(of: model)
         // A stretch at least twice as long as its warm-up, or the warm-ups cost more than they save.
         let count = max(1, min(pieces, stream.samples.count / max(2 * warmUp, 1)))
         let length = (stream.samples.count / count + outputShift - 1) / outputShift * outputShift
@@ -28,6 +30,7 @@ public struct ScoreTrace: Sendable {
         let rate = Double(stream.sampleRate)
         let stretches = ParallelFor.map(count, threads: count) { index -> [ScoreEvent] in
             let start = starts[index], end = min(start + length, stream.samples.count)
+            let overrun = min(end + outputShift, stream.samples.count)
             let lead = min(start, (warmUp + outputShift - 1) / outputShift * outputShift)
             let detector = try! Detector(models: [model])
             var scores: [ScoreEvent] = []
@@ -35,12 +38,12 @@ public struct ScoreTrace: Sendable {
             // start; the one before it heard every frame ending up to there.
             detector.onScore = { event in
                 let frameEnd = Int((event.time * rate).rounded()) + start - lead
-                guard event.keyword == keyword, frameEnd > start || start == 0 else { return }
+                guard event.keyword == keyword, frameEnd > start || start == 0, frameEnd <= end else { return }
                 var event = event
                 event.time = Double(frameEnd) / rate
                 scores.append(event)
             }
-            stream.samples[(start - lead)..<end].withUnsafeBufferPointer { _ = detector.process($0) }
+            stream.samples[(start - lead)..<overrun].withUnsafeBufferPointer { _ = detector.process($0) }
             return scores
         }
         self.stream = stream
@@ -48,9 +51,20 @@ public struct ScoreTrace: Sendable {
         scores = Array(stretches.joined())
     }
 
+    /// Samples between network outputs; for a model with a companion, between outputs of both.
+    static func outputShift(of model: KeywordModel) -> Int {
+        func shift(_ network: KeywordModel) -> Int { network.frontend.outputFrameShift * network.totalStride }
+        guard let companion = model.companionModel else { return shift(model) }
+        let a = shift(model), b = shift(companion)
+        var (x, y) = (a, b)
+        while y != 0 { (x, y) = (y, x % y) }
+        return a / x * b
+    }
+
     /// Audio a fresh detector hears before its scores count: a minute, or sixty time constants of
     /// the frontend's memory where that is longer (e^−60 is below float precision).
     static func warmUp(for model: KeywordModel) -> Int {
+        if let companion = model.companionModel { return max(warmUp(for: model.withoutCompanion), warmUp(for: companion)) }
         let memory: Float
         switch model.frontend.normalisation {
         case .none: memory = 0

@@ -11,13 +11,20 @@ extension KeywordModel {
     /// dense layer a block-diagonal one; the final dense layer concatenates its inputs with
     /// weights and bias divided by N, so it computes the mean of the members' logits. The members' frontend and keywords must match; the ensemble
     /// keeps the first member's detection settings and training record.
+    ///
+    /// Two members on different front ends cannot share a network: the second becomes the first's
+    /// companion (`CompanionNetwork`), and the score is still the sigmoid of their mean logit.
     public static func ensemble(of members: [KeywordModel]) throws(TrainingError) -> KeywordModel {
         guard let first = members.first else { throw .incompatibleEnsemble("no members") }
         guard members.count > 1 else { return first }
+        if let companion = members.first(where: { $0.companion != nil }) {
+            throw .incompatibleEnsemble("member \(members.firstIndex(of: companion)! + 1) already has a companion network")
+        }
+        if members.count == 2, members[1].frontend != first.frontend { return try pair(first, members[1]) }
         for (index, member) in members.enumerated() {
             func differs(_ what: String) -> TrainingError { .incompatibleEnsemble("member \(index + 1) does not match member 1 in its \(what)") }
             guard member.keywords == first.keywords else { throw differs("keywords") }
-            guard member.frontend == first.frontend else { throw differs("frontend") }
+            guard member.frontend == first.frontend else { throw differs("frontend (models on two front ends pair two at a time)") }
             guard member.layers.count == first.layers.count else { throw differs("number of layers") }
         }
         var layers: [Layer] = []
@@ -34,6 +41,18 @@ extension KeywordModel {
             throw .incompatibleEnsemble("the merged network is invalid: \(error)")
         }
         return merged
+    }
+
+    private static func pair(_ first: KeywordModel, _ second: KeywordModel) throws(TrainingError) -> KeywordModel {
+        guard second.keywords == first.keywords else { throw .incompatibleEnsemble("member 2 does not match member 1 in its keywords") }
+        var paired = first
+        paired.companion = CompanionNetwork(frontend: second.frontend, layers: second.layers, weight: 0.5)
+        do {
+            try paired.validate()
+        } catch {
+            throw .incompatibleEnsemble("the two front ends' networks cannot pair: \(error)")
+        }
+        return paired
     }
 
     private static func mergedLayer(_ parts: [Layer], index: Int, readsSharedInput: Bool, isOutput: Bool) throws(TrainingError) -> Layer {
