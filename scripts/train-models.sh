@@ -15,7 +15,7 @@
 # Needs ../shared/data beside the project (recordings, speech, noise, room responses).
 # HOTWORD_SYNTH_DIR: where the synthesized clips are (made if missing); HOTWORD_MODELS_OUT: where
 # models and figures go (default Models); HOTWORD_TRAIN_FLAGS: more `hotword train` options, for
-# trying a change of recipe.
+# trying a change of recipe; pair=1: the recipe on both front ends, paired (train_one, below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 train=1 candidate=0
@@ -80,10 +80,22 @@ train_one() {  # name phrase real-positives-folder (or "") synthetic-positives-f
   local data
   if ((candidate)) || [ "${recipe:-}" = every-source ]; then mapfile -t data < <(candidate_training_data "$name")
   else mapfile -t data < <(shipped_training_data "$name"); fi
-  ((train)) && $hotword train --keyword "$phrase" "${positives[@]}" "${data[@]}" --balance-positives \
-    --negatives "$SYNTH/$name/confusable" --negatives "$SYNTH/$name/speech" \
-    --rirs "$S/rirs" --seed 1 --channels 64 --hard-negative-rounds 3 --average-epochs 1 --features pcen "${extra[@]}" ${HOTWORD_TRAIN_FLAGS:-} \
-    --out "$OUT/$name.hwks"
+  train_network() {  # out [more train options…]
+    $hotword train --keyword "$phrase" "${positives[@]}" "${data[@]}" --balance-positives \
+      --negatives "$SYNTH/$name/confusable" --negatives "$SYNTH/$name/speech" \
+      --rirs "$S/rirs" --seed 1 --channels 64 --hard-negative-rounds 3 --average-epochs 1 --features pcen "${extra[@]}" ${HOTWORD_TRAIN_FLAGS:-} \
+      "${@:2}" --out "$1"
+  }
+  # pair=1: the same training again on the pretrained speech embedding, and the two paired as one
+  # model (its companion network; the score is their mean logit): the two front ends wake on
+  # different audio (docs/training.md, "Two front ends, one score").
+  if ((train)) && [ "${pair:-0}" = 1 ]; then
+    train_network "$OUT/$name-logmel.hwks"
+    train_network "$OUT/$name-embedding.hwks" --features speech-embedding
+    $hotword ensemble "$OUT/$name-logmel.hwks" "$OUT/$name-embedding.hwks" --out "$OUT/$name.hwks"
+  elif ((train)); then
+    train_network "$OUT/$name.hwks"
+  fi
   # Operating point: the lowest threshold with at most 0.2 false alarms/h on the validation and test
   # parts of the training corpora (about 13 h of speech in 10 passes). Tuned to 1/h on validation
   # alone, the defaults woke 4–16 times an hour on held-out sources: speech unlike the training
