@@ -42,6 +42,26 @@ import Testing
         #expect(detected.stdout.split(separator: "\n").count == 2, "both bursts: \(detected.stdout) \(detected.stderr)")
     }
 
+    /// Two models of one word on different front ends pair: a version-2 file that runs both.
+    @Test func modelsOnTwoFrontEndsPairIntoOneThatStillHearsTheWord() async throws {
+        var slower = ToneModels.model(keyword: "beep", frequency: 1_000)
+        slower.frontend.frameShift = 480
+        let paths = [try save(ToneModels.model(keyword: "beep", frequency: 1_000), "logmel.hwks"), try save(slower, "other.hwks")]
+        let out = folder.appendingPathComponent("pair.hwks").path
+
+        let result = try await HotwordBinary.run(["ensemble"] + paths + ["--out", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("2 models on two front ends"), "\(result.stdout)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out))[4] == 2, "format version 2")
+        #expect(try ModelStore.load(out).companion?.frontend == slower.frontend)
+
+        let tones = folder.appendingPathComponent("tones.wav").path
+        try AudioFileWriter.writeWAV(ToneModels.signal(seconds: 5, tones: [(1, 1_000), (3, 1_000)]),
+                                     to: URL(fileURLWithPath: tones), sampleRate: 16_000)
+        let detected = try await HotwordBinary.run(["detect", tones, "--model", out])
+        #expect(detected.stdout.split(separator: "\n").count == 2, "both bursts: \(detected.stdout) \(detected.stderr)")
+    }
+
     @Test func modelsOfOtherWordsOrTooFewAreRefusedClearly() async throws {
         let beep = try save(ToneModels.model(keyword: "beep", frequency: 1_000), "beep.hwks")
         let boop = try save(ToneModels.model(keyword: "boop", frequency: 2_000), "boop.hwks")
