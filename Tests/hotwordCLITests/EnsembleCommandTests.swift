@@ -18,6 +18,15 @@ import Testing
         return path
     }
 
+    /// `hotword detect` with `model` finds both 1 kHz bursts of a 5 s recording.
+    func expectBothBurstsHeard(by model: String) async throws {
+        let tones = folder.appendingPathComponent("tones.wav").path
+        try AudioFileWriter.writeWAV(ToneModels.signal(seconds: 5, tones: [(1, 1_000), (3, 1_000)]),
+                                     to: URL(fileURLWithPath: tones), sampleRate: 16_000)
+        let detected = try await HotwordBinary.run(["detect", tones, "--model", model])
+        #expect(detected.stdout.split(separator: "\n").count == 2, "both bursts: \(detected.stdout) \(detected.stderr)")
+    }
+
     @Test func combinesModelsIntoOneThatStillHearsTheWord() async throws {
         var first = ToneModels.model(keyword: "beep", frequency: 1_000)
         first.training.command = "hotword train --seed 1"
@@ -34,12 +43,7 @@ import Testing
         #expect(combined.parameterCount == 2 * first.parameterCount - 1)
         #expect(combined.training.data == ["member \(paths[0]): hotword train --seed 1", "member \(paths[1]): hotword train --seed 2"])
         #expect(combined.training.command.hasPrefix("hotword ensemble "))
-
-        let tones = folder.appendingPathComponent("tones.wav").path
-        try AudioFileWriter.writeWAV(ToneModels.signal(seconds: 5, tones: [(1, 1_000), (3, 1_000)]),
-                                     to: URL(fileURLWithPath: tones), sampleRate: 16_000)
-        let detected = try await HotwordBinary.run(["detect", tones, "--model", out])
-        #expect(detected.stdout.split(separator: "\n").count == 2, "both bursts: \(detected.stdout) \(detected.stderr)")
+        try await expectBothBurstsHeard(by: out)
     }
 
     /// Two models of one word on different front ends pair: a version-2 file that runs both.
@@ -54,12 +58,7 @@ import Testing
         #expect(result.stdout.contains("2 models on two front ends"), "\(result.stdout)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: out))[4] == 2, "format version 2")
         #expect(try ModelStore.load(out).companion?.frontend == slower.frontend)
-
-        let tones = folder.appendingPathComponent("tones.wav").path
-        try AudioFileWriter.writeWAV(ToneModels.signal(seconds: 5, tones: [(1, 1_000), (3, 1_000)]),
-                                     to: URL(fileURLWithPath: tones), sampleRate: 16_000)
-        let detected = try await HotwordBinary.run(["detect", tones, "--model", out])
-        #expect(detected.stdout.split(separator: "\n").count == 2, "both bursts: \(detected.stdout) \(detected.stderr)")
+        try await expectBothBurstsHeard(by: out)
     }
 
     @Test func modelsOfOtherWordsOrTooFewAreRefusedClearly() async throws {
