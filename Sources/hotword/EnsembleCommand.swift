@@ -7,7 +7,7 @@ import HotwordTraining
 struct EnsembleCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ensemble",
-        abstract: "Combine models trained with different seeds into one that scores their mean.",
+        abstract: "Combine models of one keyword into one that scores their mean: seeds side by side, or two front ends paired.",
         discussion: """
             The models must hear the same keywords with the same features and network shape \
             (`hotword train` runs that differ in --seed). The result runs them side by side as one \

@@ -119,7 +119,7 @@ public final class Detector {
 private final class FrontendGroup {
     let config: FrontendConfig
     let extractor: FeatureExtractor
-    var networks: [NetworkRunner]
+    let networks: [NetworkRunner]
     var framesEmitted = 0
 
     /// `config` must be valid.

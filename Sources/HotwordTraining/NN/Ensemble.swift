@@ -20,12 +20,14 @@ extension KeywordModel {
         if let companion = members.first(where: { $0.companion != nil }) {
             throw .incompatibleEnsemble("member \(members.firstIndex(of: companion)! + 1) already has a companion network")
         }
+        func differs(_ index: Int, _ what: String) -> TrainingError {
+            .incompatibleEnsemble("member \(index + 1) does not match member 1 in its \(what)")
+        }
+        if let index = members.firstIndex(where: { $0.keywords != first.keywords }) { throw differs(index, "keywords") }
         if members.count == 2, members[1].frontend != first.frontend { return try pair(first, members[1]) }
         for (index, member) in members.enumerated() {
-            func differs(_ what: String) -> TrainingError { .incompatibleEnsemble("member \(index + 1) does not match member 1 in its \(what)") }
-            guard member.keywords == first.keywords else { throw differs("keywords") }
-            guard member.frontend == first.frontend else { throw differs("frontend (models on two front ends pair two at a time)") }
-            guard member.layers.count == first.layers.count else { throw differs("number of layers") }
+            guard member.frontend == first.frontend else { throw differs(index, "frontend (models on two front ends pair two at a time)") }
+            guard member.layers.count == first.layers.count else { throw differs(index, "number of layers") }
         }
         var layers: [Layer] = []
         for index in first.layers.indices {
@@ -44,7 +46,6 @@ extension KeywordModel {
     }
 
     private static func pair(_ first: KeywordModel, _ second: KeywordModel) throws(TrainingError) -> KeywordModel {
-        guard second.keywords == first.keywords else { throw .incompatibleEnsemble("member 2 does not match member 1 in its keywords") }
         var paired = first
         paired.companion = CompanionNetwork(frontend: second.frontend, layers: second.layers, weight: 0.5)
         do {
