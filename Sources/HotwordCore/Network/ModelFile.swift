@@ -217,20 +217,31 @@ private struct LayerHeader: Codable {
     var groups: Int?
     var tensors: [String: TensorRef]
 
-    init(type: Kind, inputs: Int, outputs: Int, activation: Activation? = nil, kernelSize: Int? = nil, dilation: Int? = nil,
-         stride: Int? = nil, depthwise: Bool? = nil, groups: Int? = nil, tensors: [String: TensorRef]) {
-        self.type = type
-        self.inputs = inputs
-        self.outputs = outputs
-        self.activation = activation
-        self.kernelSize = kernelSize
-        self.dilation = dilation
-        self.stride = stride
-        self.depthwise = depthwise
-        self.groups = groups
-        self.tensors = tensors
+    func layer(index: Int, weights: [Float]) throws(ModelError) -> Layer {
+        func fail(_ reason: String) -> ModelError { .invalidLayer(index: index, kind: type.rawValue, reason: reason) }
+        func tensor(_ name: String) throws(ModelError) -> [Float] { try TensorRef.values(name, of: tensors, in: weights, fail: fail) }
+        func required<T>(_ value: T?, _ name: String) throws(ModelError) -> T {
+            guard let value else { throw fail("missing '\(name)'") }
+            return value
+        }
+        switch type {
+        case .dense:
+            return .dense(DenseLayer(inputs: inputs, outputs: outputs, activation: try required(activation, "activation"),
+                                     weights: try tensor("weights"), bias: try tensor("bias")))
+        case .conv1d:
+            return .conv1D(Conv1DLayer(
+                inputs: inputs, outputs: outputs, kernelSize: try required(kernelSize, "kernelSize"),
+                dilation: dilation ?? 1, stride: stride ?? 1, depthwise: depthwise ?? false, groups: groups ?? 1,
+                activation: try required(activation, "activation"), weights: try tensor("weights"), bias: try tensor("bias")))
+        case .gru:
+            return .gru(GRULayer(inputs: inputs, hidden: outputs, inputWeights: try tensor("inputWeights"),
+                                 recurrentWeights: try tensor("recurrentWeights"), inputBias: try tensor("inputBias"),
+                                 recurrentBias: try tensor("recurrentBias")))
+        }
     }
+}
 
+extension LayerHeader {
     /// `layer`'s header, its tensors appended to `weights`.
     init(_ layer: Layer, appendingTensorsTo weights: inout [Float]) {
         func tensor(_ values: [Float]) -> TensorRef { TensorRef(appending: values, to: &weights) }
@@ -255,29 +266,6 @@ private struct LayerHeader: Codable {
             layers.append(try header.layer(index: index, weights: weights))
         }
         return layers
-    }
-
-    func layer(index: Int, weights: [Float]) throws(ModelError) -> Layer {
-        func fail(_ reason: String) -> ModelError { .invalidLayer(index: index, kind: type.rawValue, reason: reason) }
-        func tensor(_ name: String) throws(ModelError) -> [Float] { try TensorRef.values(name, of: tensors, in: weights, fail: fail) }
-        func required<T>(_ value: T?, _ name: String) throws(ModelError) -> T {
-            guard let value else { throw fail("missing '\(name)'") }
-            return value
-        }
-        switch type {
-        case .dense:
-            return .dense(DenseLayer(inputs: inputs, outputs: outputs, activation: try required(activation, "activation"),
-                                     weights: try tensor("weights"), bias: try tensor("bias")))
-        case .conv1d:
-            return .conv1D(Conv1DLayer(
-                inputs: inputs, outputs: outputs, kernelSize: try required(kernelSize, "kernelSize"),
-                dilation: dilation ?? 1, stride: stride ?? 1, depthwise: depthwise ?? false, groups: groups ?? 1,
-                activation: try required(activation, "activation"), weights: try tensor("weights"), bias: try tensor("bias")))
-        case .gru:
-            return .gru(GRULayer(inputs: inputs, hidden: outputs, inputWeights: try tensor("inputWeights"),
-                                 recurrentWeights: try tensor("recurrentWeights"), inputBias: try tensor("inputBias"),
-                                 recurrentBias: try tensor("recurrentBias")))
-        }
     }
 }
 
