@@ -30,6 +30,14 @@ import Testing
         #expect(others == 0, "\(keyword) fired on \(others) of 12 other keywords' recordings")
     }
 
+    /// Reading and writing a shipped file gives back its bytes: a change to the format (version 2
+    /// added companion networks) leaves the models already out there as they were.
+    @Test(arguments: ["alexa", "computer", "jarvis", "hey_susi"])
+    func aShippedFileWritesBackByteForByte(keyword: String) throws {
+        let bytes = Array(try Data(contentsOf: TestPaths.projectRoot.appendingPathComponent("Models/\(keyword).hwks")))
+        #expect(try ModelFile.encode(ModelFile.decode(bytes)) == bytes)
+    }
+
     @Test func theDefaultModelLoadsByName() throws {
         let path = try ModelStore.resolve("hey_susi")
         #expect(path.hasSuffix("Models/hey_susi.hwks"))
