@@ -137,15 +137,17 @@ for keyword in "${@:-hey_susi computer jarvis alexa}"; do
       # The same recipe for a word people were recorded saying, judged on those recordings
       # (keywords/smart_mirror: none of them is trained on): hey_susi's estimate for people. Not shipped.
       smart_mirror) recipe=every-source checked=1 train_one smart_mirror "smart mirror" "" "$SYNTH/smart_mirror/positive" --patience 12 --ensemble 2 ;;
-      computer) train_one computer computer "$S/keywords/computer" "$SYNTH/computer/positive" ;;
+      # computer, jarvis and alexa: the recipe on both front ends, paired (pair=1), trained on every
+      # source; their fold candidates (--candidate, --fold b) are the figures that judge it.
+      computer) recipe=every-source pair=1 train_one computer computer "$S/keywords/computer" "$SYNTH/computer/positive" ;;
       # Two networks side by side (--ensemble 2, trained on shared pools): one seed alone measured
       # 2.4–8.0 % (jarvis) and 4.2–8.9 % (alexa) on the test part. alexa's false alarms came from a
       # few readers' voices: it also hears the negative recordings at other speeds
       # (--speed-negatives; docs/training.md has why it is not in the others' recipe).
       # jarvis, trained on every source (recipe=every-source): the old recipe, never having heard
       # speech_commands, woke 4.7 times an hour on it (Models/jarvis.md).
-      jarvis) recipe=every-source train_one jarvis jarvis "$S/keywords/jarvis" "$SYNTH/jarvis/positive" --ensemble 2 ;;
-      alexa) train_one alexa alexa "$S/keywords/alexa" "$SYNTH/alexa/positive" --ensemble 2 --speed-negatives ;;
+      jarvis) recipe=every-source pair=1 train_one jarvis jarvis "$S/keywords/jarvis" "$SYNTH/jarvis/positive" --ensemble 2 ;;
+      alexa) recipe=every-source pair=1 train_one alexa alexa "$S/keywords/alexa" "$SYNTH/alexa/positive" --ensemble 2 --speed-negatives ;;
       *) echo "unknown keyword $k (hey_susi, computer, jarvis, alexa, smart_mirror)" >&2; exit 64 ;;
     esac
   done

@@ -160,12 +160,16 @@ struct EvalCommand: ParsableCommand {
         let atOne = Evaluation.bestPoint(atMost: 1, in: curve), atTenth = Evaluation.bestPoint(atMost: 0.1, in: curve)
         let tuned = points.first(where: { $0.sensitivity == keywordModel.detection.sensitivity })
         let bySource = tuned.map { Evaluation.bySource($0, in: stream) } ?? []
+        // Where there are several sources, each row also names its worst one's rate: the figure a
+        // threshold is chosen by.
+        let worstPerHour = points.map { point in stream.sourceNames.count > 1 ? Evaluation.bySource(point, in: stream).map(\.perHour).max() : nil }
         if json {
             let sourceRows = bySource.map {
                 "{\"source\":\(JSONText.quoted($0.source)),\"hours\":\($0.hours),\"false_alarms\":\($0.falseAlarms),\"false_alarms_per_hour\":\($0.perHour)}"
             }
-            let rows = points.map {
-                "{\"sensitivity\":\($0.sensitivity),\"threshold\":\($0.threshold),\"miss_rate\":\($0.missRate),\"false_alarms_per_hour\":\($0.falseAlarmsPerHour)}"
+            let rows = zip(points, worstPerHour).map { point, worst in
+                "{\"sensitivity\":\(point.sensitivity),\"threshold\":\(point.threshold),\"miss_rate\":\(point.missRate),\"false_alarms_per_hour\":\(point.falseAlarmsPerHour)"
+                    + (worst.map { ",\"worst_source_false_alarms_per_hour\":\($0)" } ?? "") + "}"
             }
             print("{\"keywords\":\(stream.keywordRanges.count),\"negative_hours\":\(stream.negativeDuration / 3600),"
                 + "\"miss_rate_at_1_fa_per_hour\":\(atOne.map { "\($0.missRate)" } ?? "null"),\"miss_rate_at_0.1_fa_per_hour\":\(atTenth.map { "\($0.missRate)" } ?? "null"),"
@@ -176,9 +180,11 @@ struct EvalCommand: ParsableCommand {
             if let checkThreshold { print("second stage: pocketsphinx spotting \"\(keywordModel.keywords[0])\", \(checkThreshold) per phone") }
             if let secondModel, let path = modelCheck.model { print("second stage: \(path) scoring at least \(format(Double(secondModel.threshold), 4))") }
             print("\(keywordModel.keywords[0]): \(stream.keywordRanges.count) keywords\(heard) in \(format(stream.duration / 60, 1)) min of audio (\(format(stream.negativeDuration / 3600, 3)) h without the keyword)\(data.noise.isEmpty ? "" : ", noise at \(format(Double(data.snr), 0)) dB SNR")")
-            print("sensitivity  threshold  miss rate  false alarms/h")
-            for point in points {
-                print("\(format(Double(point.sensitivity), 2).padding(13))\(format(Double(point.threshold), 4).padding(11))\((format(point.missRate * 100, 1) + " %").padding(11))\(format(point.falseAlarmsPerHour, 2)) (\(point.falseAlarms))")
+            print("sensitivity  threshold  miss rate  false alarms/h" + (worstPerHour.first! != nil ? "   worst source /h" : ""))
+            for (point, worst) in zip(points, worstPerHour) {
+                let pooled = "\(format(point.falseAlarmsPerHour, 2)) (\(point.falseAlarms))"
+                print("\(format(Double(point.sensitivity), 2).padding(13))\(format(Double(point.threshold), 4).padding(11))\((format(point.missRate * 100, 1) + " %").padding(11))"
+                      + (worst.map { pooled.padding(17) + format($0, 2) } ?? pooled))
             }
             func describe(_ point: OperatingPoint?) -> String {
                 guard let point else { return "not reached" }

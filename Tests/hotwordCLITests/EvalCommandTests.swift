@@ -213,12 +213,20 @@ import Testing
         #expect(row(keywordsAsNegatives).hasSuffix("(20)"), "every clip of a --source is heard, not only its test part: \(table.stdout)")
         #expect(row(hum.path + "/f*").hasSuffix("0.00/h (0)") && row(hum.path + "/f*").contains("0.006 h"), "\(table.stdout)")
         #expect(lines.contains { $0.hasPrefix("worst source: \(keywordsAsNegatives), ") }, "\(table.stdout)")
+        #expect(lines.contains { $0.hasSuffix("worst source /h") }, "every row names its worst source's rate: \(table.stdout)")
 
         let json = try await HotwordBinary.run(arguments + ["--json"])
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [String: Any]
         let sources = object["sources_at_default"] as! [[String: Any]]
         #expect(sources.map { $0["source"] as! String } == [negatives, keywordsAsNegatives, hum.path + "/f*"])
         #expect(sources.map { $0["false_alarms"] as! Int } == [0, 20, 0])
+        // Each sensitivity's row carries its worst source's rate: at the default, the worst row above.
+        let points = object["points"] as! [[String: Any]]
+        let atDefault = points.first { $0["sensitivity"] as! Double == 0.5 }
+        let worstAtDefault = sources.map { $0["false_alarms_per_hour"] as! Double }.max()!
+        #expect(worstAtDefault > 0 && atDefault?["worst_source_false_alarms_per_hour"] as? Double == worstAtDefault, "\(json.stdout)")
+        #expect(points.allSatisfy { ($0["worst_source_false_alarms_per_hour"] as! Double) >= ($0["false_alarms_per_hour"] as! Double) - 1e-9 },
+                "a source's rate is never below the pooled one's: \(json.stdout)")
     }
 
     /// `--part` takes several parts joined by commas, and names what it expects otherwise.
