@@ -22,23 +22,35 @@ public enum Tuning {
 
     /// Sets sensitivity 0.5 to the lowest threshold with at most `target` false alarms per hour
     /// on the trace's stream, sensitivity 0 to one with a tenth of that, and 1 to one with ten times that
-    /// (widened, see `sensitivityMap`). With a `check`, the false alarms counted are those the
+    /// (widened, see `sensitivityMap`). A rate below what the stream counts in its highest-scoring
+    /// false alarms is read off their tail (`FalseAlarmTail`) rather than from the few, or none,
+    /// counted there. With a `check`, the false alarms counted are those the
     /// check lets through: the two stages tuned together. `trace` is `model`'s scores on the stream.
     public static func tune(_ model: KeywordModel, over trace: ScoreTrace, target: Double,
                             check: (any DetectionCheck)? = nil) throws -> Result {
         let points = try Evaluation.thresholdSweep(model, over: trace, thresholds: thresholds(checked: check != nil), check: check)
-        func lowestThreshold(within limit: Double) -> OperatingPoint {
-            points.filter { $0.falseAlarmsPerHour <= limit }.min { $0.threshold < $1.threshold } ?? points.max { $0.threshold < $1.threshold }!
-        }
-        let chosen = lowestThreshold(within: target)
+        let (strict, middle, lenient) = operatingThresholds(points, target: target)
+        let chosen = try Evaluation.thresholdSweep(model, over: trace, thresholds: [middle], check: check)[0]
         var tuned = model
         tuned.detection.sensitivity = 0.5
-        tuned.detection.sensitivityMap = sensitivityMap(strict: lowestThreshold(within: target / 10).threshold, middle: chosen.threshold,
-                                                        lenient: lowestThreshold(within: target * 10).threshold)
+        tuned.detection.sensitivityMap = sensitivityMap(strict: strict, middle: middle, lenient: lenient)
         tuned.training.figures["tuned_target_false_alarms_per_hour"] = target
         tuned.training.figures["tuned_threshold"] = Double(chosen.threshold)
         try tuned.validate()
         return Result(model: tuned, chosen: chosen, points: points)
+    }
+
+    /// The thresholds for a tenth of `target`, `target` and ten times it, from a sweep's `points`:
+    /// the lowest counted to meet each, or where the tail's fit meets it for a rate below the
+    /// tail's base. Never above the sweep's highest threshold.
+    public static func operatingThresholds(_ points: [OperatingPoint], target: Double) -> (strict: Float, middle: Float, lenient: Float) {
+        let tail = FalseAlarmTail(points)
+        let highest = points.map(\.threshold).max()!
+        func threshold(within limit: Double) -> Float {
+            if let tail, limit < tail.ratePerHourAtBase { return min(tail.threshold(forRatePerHour: limit), highest) }
+            return points.filter { $0.falseAlarmsPerHour <= limit }.map(\.threshold).min() ?? highest
+        }
+        return (threshold(within: target / 10), threshold(within: target), threshold(within: target * 10))
     }
 
     /// Sensitivity 0 at `strict`, 0.5 at `middle`, 1 at `lenient` — but 0 at least
