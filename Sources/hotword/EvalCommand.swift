@@ -114,7 +114,8 @@ struct EvalCommand: ParsableCommand {
             pauses, every clip at -26 dBFS speech level, background noise at --snr over everything. \
             Runs the streaming detector across sensitivities 0…1 and prints a table; reads the miss \
             rate at ≤ 1 and ≤ 0.1 false alarms per hour off a sweep of thresholds up to 0.999994 \
-            (with the threshold and sensitivity that reach it); writes the DET curve as SVG with --plot. \
+            (with the threshold and sensitivity that reach it); writes the DET curve as SVG with --plot \
+            (--json: the sweep of thresholds as "curve"). \
             Without --positives it measures false alarms only.
             """)
 
@@ -162,7 +163,10 @@ struct EvalCommand: ParsableCommand {
         let bySource = tuned.map { Evaluation.bySource($0, in: stream) } ?? []
         // Where there are several sources, each row also names its worst one's rate: the figure a
         // threshold is chosen by.
-        let worstPerHour = points.map { point in stream.sourceNames.count > 1 ? Evaluation.bySource(point, in: stream).map(\.perHour).max() : nil }
+        func worstSource(_ point: OperatingPoint) -> Double? {
+            stream.sourceNames.count > 1 ? Evaluation.bySource(point, in: stream).map(\.perHour).max() : nil
+        }
+        let worstPerHour = points.map(worstSource)
         if json {
             let sourceRows = bySource.map {
                 "{\"source\":\(JSONText.quoted($0.source)),\"hours\":\($0.hours),\"false_alarms\":\($0.falseAlarms),\"false_alarms_per_hour\":\($0.perHour)}"
@@ -171,9 +175,14 @@ struct EvalCommand: ParsableCommand {
                 "{\"sensitivity\":\(point.sensitivity),\"threshold\":\(point.threshold),\"miss_rate\":\(point.missRate),\"false_alarms_per_hour\":\(point.falseAlarmsPerHour)"
                     + (worst.map { ",\"worst_source_false_alarms_per_hour\":\($0)" } ?? "") + "}"
             }
+            let curveRows = curve.map { point in
+                "{\"threshold\":\(point.threshold),\"miss_rate\":\(point.missRate),\"false_alarms\":\(point.falseAlarms)"
+                    + (worstSource(point).map { ",\"worst_source_false_alarms_per_hour\":\($0)" } ?? "") + "}"
+            }
             print("{\"keywords\":\(stream.keywordRanges.count),\"negative_hours\":\(stream.negativeDuration / 3600),"
                 + "\"miss_rate_at_1_fa_per_hour\":\(atOne.map { "\($0.missRate)" } ?? "null"),\"miss_rate_at_0.1_fa_per_hour\":\(atTenth.map { "\($0.missRate)" } ?? "null"),"
-                + "\"points\":[\(rows.joined(separator: ","))],\"sources_at_default\":[\(sourceRows.joined(separator: ","))]}")
+                + "\"points\":[\(rows.joined(separator: ","))],\"curve\":[\(curveRows.joined(separator: ","))],"
+                + "\"sources_at_default\":[\(sourceRows.joined(separator: ","))]}")
         } else {
             let clips = stream.keywordRanges.count / data.passes
             let heard = data.passes == 1 ? "" : clips > 0 ? " (\(clips) clips × \(data.passes) passes)" : " (\(data.passes) passes)"

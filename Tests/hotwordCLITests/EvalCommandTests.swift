@@ -227,6 +227,12 @@ import Testing
         #expect(worstAtDefault > 0 && atDefault?["worst_source_false_alarms_per_hour"] as? Double == worstAtDefault, "\(json.stdout)")
         #expect(points.allSatisfy { ($0["worst_source_false_alarms_per_hour"] as! Double) >= ($0["false_alarms_per_hour"] as! Double) - 1e-9 },
                 "a source's rate is never below the pooled one's: \(json.stdout)")
+        // The sweep of thresholds (the DET curve) comes along, finer than the table, from 0.5 up.
+        let curve = object["curve"] as! [[String: Any]]
+        let thresholds = curve.map { $0["threshold"] as! Double }, counts = curve.map { $0["false_alarms"] as! Int }
+        #expect(curve.count > points.count && thresholds.first == 0.5 && zip(thresholds, thresholds.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(counts.first! >= 20, "the 20 keyword tones among the sources wake it at 0.5: \(counts)")
+        #expect(curve.allSatisfy { $0["worst_source_false_alarms_per_hour"] is Double })
     }
 
     /// `--part` takes several parts joined by commas, and names what it expects otherwise.
