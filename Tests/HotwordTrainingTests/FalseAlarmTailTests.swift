@@ -28,6 +28,20 @@ struct FalseAlarmTailTests {
         #expect(abs(tail.ratePerHour(at: tail.threshold(forRatePerHour: 0.05)) - 0.05) < 1e-6)
     }
 
+    /// Two clips that score like the word up to logit 10 are censored where the bulk runs out:
+    /// they stretch the slope by less than half, where their excesses counted out to logit 10
+    /// would have more than doubled it.
+    @Test func aFewClipsScoringLikeTheWordAreCensored() throws {
+        let clean = try #require(FalseAlarmTail(Self.sweep { Int((2000 * exp(-$0 / 0.6)).rounded()) }))
+        let counts = Self.sweep { logit in Int((2000 * exp(-logit / 0.6)).rounded()) + (logit <= 10 ? 2 : 0) }
+        let outliers = try #require(FalseAlarmTail(counts))
+        #expect(outliers.meanExcess < 1.5 * clean.meanExcess, "\(outliers) against \(clean)")
+        // Uncensored: the whole area beyond the base over the false alarms there.
+        let tail = counts.filter { Self.logit($0.threshold) >= outliers.base - 1e-6 }
+        let area = zip(tail, tail.dropFirst()).reduce(0.0) { $0 + Double($1.0.falseAlarms + $1.1.falseAlarms) / 2 * (Self.logit($1.1.threshold) - Self.logit($1.0.threshold)) }
+        #expect(area / Double(tail[0].falseAlarms) > 2 * clean.meanExcess)
+    }
+
     @Test func tooFewFalseAlarmsGiveNoTail() {
         #expect(FalseAlarmTail(Self.sweep { _ in 0 }) == nil)
         #expect(FalseAlarmTail(Self.sweep { $0 < 3 ? 2 : 0 }) == nil, "two false alarms say nothing of a slope")

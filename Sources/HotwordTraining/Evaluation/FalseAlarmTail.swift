@@ -6,8 +6,14 @@ import Foundation
 /// "none at all", and whichever threshold first shows none is chance. Peaks over a threshold
 /// (the exponential tail of extreme-value theory) extrapolate instead: above the threshold `u`
 /// that about `tailEvents` false alarms still pass, their number falls exponentially with the
-/// threshold's logit, N(ℓ) = N(u)·exp(−(ℓ − u)/β), where β is their mean excess over u — the
-/// area under N beyond u divided by N(u).
+/// threshold's logit, N(ℓ) = N(u)·exp(−(ℓ − u)/β), where β is their mean excess over u. The
+/// last few (fewer than `leastEvents`) are censored at the threshold `c` where they are left:
+/// known only to lie beyond it. A clip or two of the tuning speech that scores like the word
+/// itself (someone saying something very like it) sits there at every threshold, and as an
+/// exact excess it would stretch β and push the threshold up to where people are missed
+/// (alexa's fold-A pair: 11.8 % instead of 5.6 %). Censored, β is the area under N from u to c
+/// divided by the false alarms that fell away in between (the exponential's maximum-likelihood
+/// estimate, by trapezoids).
 public struct FalseAlarmTail: Sendable, Equatable {
     /// Logit of the tail's base threshold, u.
     public var base: Double
@@ -19,7 +25,8 @@ public struct FalseAlarmTail: Sendable, Equatable {
     /// How many false alarms at most the tail starts from: enough to average over, few enough to
     /// be the tail rather than the bulk of the scores.
     public static let tailEvents = 20
-    /// Fewer false alarms than this above the base say nothing about the tail's slope.
+    /// Fewer false alarms than this above the base say nothing about the tail's slope; fewer than
+    /// this beyond a threshold are censored there.
     public static let leastEvents = 3
 
     /// Fits the tail of a threshold sweep (`points` in any order, one stream). `nil` when fewer than
@@ -28,15 +35,16 @@ public struct FalseAlarmTail: Sendable, Equatable {
         let sweep = points.sorted { $0.threshold < $1.threshold }.map { (logit: Self.logit($0.threshold), point: $0) }
         guard let start = sweep.firstIndex(where: { $0.point.falseAlarms <= Self.tailEvents }),
               sweep[start].point.falseAlarms >= Self.leastEvents, sweep[start].point.negativeHours > 0 else { return nil }
-        let tail = sweep[start...]
-        // The area under N(ℓ) beyond u by trapezoids; the sweep ends where none is left (or near enough).
+        let cut = sweep[(start + 1)...].firstIndex { $0.point.falseAlarms < Self.leastEvents } ?? sweep.count - 1
+        let tail = sweep[start...cut]
+        let baseCount = tail.first!.point.falseAlarms, fellAway = baseCount - tail.last!.point.falseAlarms
+        guard fellAway > 0 else { return nil }
         let area = zip(tail, tail.dropFirst()).reduce(0.0) { sum, cell in
             sum + Double(cell.0.point.falseAlarms + cell.1.point.falseAlarms) / 2 * (cell.1.logit - cell.0.logit)
         }
-        let baseCount = Double(tail.first!.point.falseAlarms)
         base = tail.first!.logit
-        ratePerHourAtBase = baseCount / tail.first!.point.negativeHours
-        meanExcess = area / baseCount
+        ratePerHourAtBase = Double(baseCount) / tail.first!.point.negativeHours
+        meanExcess = area / Double(fellAway)
     }
 
     public init(base: Double, ratePerHourAtBase: Double, meanExcess: Double) {
