@@ -47,12 +47,6 @@ public struct FalseAlarmTail: Sendable, Equatable {
         meanExcess = area / Double(fellAway)
     }
 
-    public init(base: Double, ratePerHourAtBase: Double, meanExcess: Double) {
-        self.base = base
-        self.ratePerHourAtBase = ratePerHourAtBase
-        self.meanExcess = meanExcess
-    }
-
     /// The fitted rate at a threshold past the base.
     public func ratePerHour(at threshold: Float) -> Double {
         ratePerHourAtBase * exp(-(Self.logit(threshold) - base) / meanExcess)
