@@ -9,9 +9,8 @@ struct FalseAlarmTailTests {
     /// `count(logit)` at each threshold.
     static func sweep(hours: Double = 10, _ count: (Double) -> Int) -> [OperatingPoint] {
         Tuning.thresholds(checked: false).map { threshold in
-            let logit = log(Double(threshold) / (1 - Double(threshold)))
-            return OperatingPoint(sensitivity: 0.5, threshold: threshold, keywords: 10, misses: 0, falseAlarms: count(logit),
-                                  negativeHours: hours, falseAlarmTimes: [], missedKeywords: [])
+            OperatingPoint(sensitivity: 0.5, threshold: threshold, keywords: 10, misses: 0, falseAlarms: count(logit(threshold)),
+                           negativeHours: hours, falseAlarmTimes: [], missedKeywords: [])
         }
     }
 
