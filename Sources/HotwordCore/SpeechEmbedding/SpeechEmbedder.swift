@@ -19,11 +19,8 @@ final class SpeechEmbedder {
     private let patches: UnsafeMutablePointer<Float>
     private var hasWindow = false
 
-    /// OpenBLAS splits its products across threads by default; a detector runs on the audio thread alone.
-    private static let singleThreaded: Void = openblas_set_num_threads(1)
-
     init(network: SpeechEmbedding) {
-        _ = Self.singleThreaded
+        _ = Kernels.singleThreadedBLAS
         self.network = network
         shapes = network.shapes
         activations = shapes.map { .allocate(capacity: $0.time * $0.bands * $0.channels) }
