@@ -84,6 +84,9 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "Windows cut from negative audio per example pool.")
     var negativeWindows = 24_000
 
+    @Option(help: "Epochs on each example pool before the next is drawn. Drawing is most of the time on --features speech-embedding (every window through the embedding); more epochs a pool there, fewer fresh augmentations.")
+    var epochsPerPool = 3
+
     @Option(help: "Rounds of hard-negative mining after training.")
     var hardNegativeRounds = 1
 
@@ -128,6 +131,7 @@ struct TrainCommand: ParsableCommand {
         options.noiseAloneWindows = noiseWindows
         options.augmentation.channelProbability = channelsAugmented
         options.augmentation.playedChannelProbability = playedChannelsAugmented
+        options.epochsPerPool = epochsPerPool
         options.hardNegativeRounds = hardNegativeRounds
         options.miningPasses = miningPasses
         options.threads = threads
