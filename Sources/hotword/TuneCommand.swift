@@ -67,7 +67,8 @@ struct TuneCommand: ParsableCommand {
             if let check = tuned.detection.phraseCheck {
                 print("second stage by default: pocketsphinx spotting \"\(tuned.keywords.joined(separator: "\", \""))\", \(check.thresholdPerPhone) per phone")
             }
-            print("threshold \(format(Double(chosen.threshold), 4)) at sensitivity 0.5: \(format(chosen.falseAlarmsPerHour, 2)) false alarms/h, miss rate \(format(chosen.missRate * 100, 1)) %")
+            let fitted = result.fittedFalseAlarmsPerHour.map { " (\(format($0, 2)) by the fit of their tail)" } ?? ""
+            print("threshold \(format(Double(chosen.threshold), 4)) at sensitivity 0.5: \(format(chosen.falseAlarmsPerHour, 2)) false alarms/h\(fitted), miss rate \(format(chosen.missRate * 100, 1)) %")
             print("wrote \(out ?? path)")
         } catch {
             throw CommandFailure("\(error)")

@@ -69,6 +69,17 @@ struct FalseAlarmTailTests {
         #expect(countedShift > 2 && shift >= 0 && shift < countedShift / 2, "counted, the stray moves it \(countedShift) logits; fitted, \(shift)")
     }
 
+    /// What `hotword tune` reports beside the counted rate: the fit's rate at the chosen
+    /// threshold where the target was read off the tail, and nothing where it was counted.
+    @Test func theFittedRateIsReportedOnlyWhereTheTailChoseTheThreshold() throws {
+        let counted = Self.sweep { Int((2000 * exp(-$0 / 0.6)).rounded()) }
+        let low = Tuning.operatingThresholds(counted, target: 0.05).middle
+        let fitted = try #require(Tuning.tailFit(counted, for: 0.05)).ratePerHour(at: low)
+        #expect(abs(fitted - 0.05) < 1e-4, "\(fitted)")
+        #expect(Tuning.tailFit(counted, for: 50) == nil)
+        #expect(Tuning.tailFit(Self.sweep { _ in 0 }, for: 0.05) == nil)
+    }
+
     /// Nothing counted anywhere: the lowest threshold meets every target, as before.
     @Test func aSilentSweepKeepsTheLowestThreshold() {
         let silent = Self.sweep { _ in 0 }

@@ -15,6 +15,9 @@ public enum Tuning {
         public var model: KeywordModel
         public var chosen: OperatingPoint
         public var points: [OperatingPoint]
+        /// False alarms per hour at the chosen threshold by the tail's fit, where the target was
+        /// read off the tail (nil where it was counted): the rate the counted one, often none, stands for.
+        public var fittedFalseAlarmsPerHour: Double?
     }
 
     /// Least distance, in logits, of the thresholds at sensitivity 0 and 1 from the one at 0.5.
@@ -36,21 +39,27 @@ public enum Tuning {
         tuned.detection.sensitivityMap = sensitivityMap(strict: strict, middle: middle, lenient: lenient)
         tuned.training.figures["tuned_target_false_alarms_per_hour"] = target
         tuned.training.figures["tuned_threshold"] = Double(chosen.threshold)
+        let fitted = tailFit(points, for: target)?.ratePerHour(at: middle)
+        tuned.training.figures["tuned_fitted_false_alarms_per_hour"] = fitted
         try tuned.validate()
-        return Result(model: tuned, chosen: chosen, points: points)
+        return Result(model: tuned, chosen: chosen, points: points, fittedFalseAlarmsPerHour: fitted)
     }
 
     /// The thresholds for a tenth of `target`, `target` and ten times it, from a sweep's `points`:
     /// the lowest counted to meet each, or where the tail's fit meets it for a rate below the
     /// tail's base. Never above the sweep's highest threshold.
     public static func operatingThresholds(_ points: [OperatingPoint], target: Double) -> (strict: Float, middle: Float, lenient: Float) {
-        let tail = FalseAlarmTail(points)
         let highest = points.map(\.threshold).max()!
         func threshold(within limit: Double) -> Float {
-            if let tail, limit < tail.ratePerHourAtBase { return min(tail.threshold(forRatePerHour: limit), highest) }
+            if let tail = tailFit(points, for: limit) { return min(tail.threshold(forRatePerHour: limit), highest) }
             return points.filter { $0.falseAlarmsPerHour <= limit }.map(\.threshold).min() ?? highest
         }
         return (threshold(within: target / 10), threshold(within: target), threshold(within: target * 10))
+    }
+
+    /// The sweep's tail when `rate` is below what it counts at the tail's base, so is read off the fit.
+    static func tailFit(_ points: [OperatingPoint], for rate: Double) -> FalseAlarmTail? {
+        FalseAlarmTail(points).flatMap { rate < $0.ratePerHourAtBase ? $0 : nil }
     }
 
     /// Sensitivity 0 at `strict`, 0.5 at `middle`, 1 at `lenient` — but 0 at least
