@@ -61,10 +61,14 @@ import Testing
     /// The reference frames' embeddings, window after window, each computed whole or (`next`)
     /// from the last one's rows.
     static func embeddingsOfReferenceFrames(next: Bool) -> [[Float]] {
+        embeddings(of: Self.reference.mels, firstEnd: 80, next: next)
+    }
+
+    /// The embeddings of the windows of `mels` ending at `firstEnd` and every hop after.
+    static func embeddings(of mels: [[Float]], firstEnd: Int, next: Bool) -> [[Float]] {
         let network = Self.embedding
         let embedder = SpeechEmbedder(network: network)
-        let mels = Self.reference.mels
-        return stride(from: 80, through: mels.count, by: network.hopFrames).map { end in
+        return stride(from: firstEnd, through: mels.count, by: network.hopFrames).map { end in
             let window = mels[(end - network.windowFrames)..<end].flatMap { $0 }
             var output = [Float](repeating: 0, count: network.outputs)
             output.withUnsafeMutableBufferPointer { out in
@@ -89,6 +93,21 @@ import Testing
         let largest = whole.flatMap { $0 }.map(abs).max()!
         #expect(streamed.count == whole.count && streamed.count > 5)
         #expect(streamed[0] == whole[0], "the first window is computed whole")
+        #expect(Self.maximumDifference(streamed, whole) < 1e-5 * largest, "\(Self.maximumDifference(streamed, whole))")
+    }
+
+    /// Long enough that every layer's buffer runs out of room for new rows and moves its rows
+    /// back to the front (the first layer's every 9 hops), several times.
+    @Test func aLongStreamMatchesEveryWindowComputedWhole() {
+        var generator = SeededGenerator(seed: 3)
+        let reference = Self.reference.mels.flatMap { $0 }
+        let mels = (0..<(Self.embedding.windowFrames + 70 * Self.embedding.hopFrames)).map { _ in
+            (0..<Self.embedding.melBands).map { _ in reference.randomElement(using: &generator)! }
+        }
+        let whole = Self.embeddings(of: mels, firstEnd: Self.embedding.windowFrames, next: false)
+        let streamed = Self.embeddings(of: mels, firstEnd: Self.embedding.windowFrames, next: true)
+        let largest = whole.flatMap { $0 }.map(abs).max()!
+        #expect(whole.count == 71 && largest > 0)
         #expect(Self.maximumDifference(streamed, whole) < 1e-5 * largest, "\(Self.maximumDifference(streamed, whole))")
     }
 
