@@ -3,11 +3,11 @@ import CBLAS
 /// Runs a `SpeechEmbedding` network on windows of mel frames. Each convolution is one matrix
 /// product through OpenBLAS: the input's patches laid out as rows (im2col), times the weights;
 /// a kernel one band wide (3×1) is one product per tap straight on the input, which holds its
-/// rows in order already — 42 M multiply-adds for a whole window. Windows come `hopFrames` apart, and every layer is
-/// valid in time with pools whose strides divide the hop, so each layer's output for the next
-/// window is its output for this one moved on by a few rows plus a few new ones: `embedNext`
-/// computes only those (`multiplyAddsPerHop`: 5.6 M for Google's network). Buffers are allocated once;
-/// one instance per thread.
+/// rows in order already — 42 M multiply-adds for a whole window. Windows come `hopFrames`
+/// apart, and every layer is valid in time with pools whose strides divide the hop, so each
+/// layer's output for the next window is its output for this one moved on by a few rows plus a
+/// few new ones: `embedNext` computes only those (`multiplyAddsPerHop`: 5.6 M for Google's
+/// network). Buffers are allocated once; one instance per thread.
 final class SpeechEmbedder {
     let network: SpeechEmbedding
     private let shapes: [(time: Int, bands: Int, channels: Int)]
@@ -21,7 +21,8 @@ final class SpeechEmbedder {
     /// Rows of each layer's output the next window adds (and drops from the front); nil where a
     /// pool's stride does not divide the hop, so that every window is computed whole.
     private let newRows: [Int]?
-    /// One row per output position: the kernel's patch of the input, `[kernelTime][kernelBands][inputs]`.
+    /// One row per output position: the kernel's patch of the input, `[kernelTime][kernelBands][inputs]`
+    /// (for the kernels more than one band wide).
     private let patches: UnsafeMutablePointer<Float>
     private var hasWindow = false
 
@@ -33,7 +34,7 @@ final class SpeechEmbedder {
         firstRows = Array(repeating: 0, count: shapes.count)
         var largestPatches = 1
         for (layer, output) in zip(network.layers, shapes) {
-            if case .conv2D(let conv) = layer {
+            if case .conv2D(let conv) = layer, conv.kernelBands > 1 {
                 largestPatches = max(largestPatches, output.time * output.bands * conv.multiplyAddsPerOutput)
             }
         }
