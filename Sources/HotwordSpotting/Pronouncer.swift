@@ -88,23 +88,37 @@ public struct Pronouncer: Sendable {
 
     /// The dictionary's pronunciations ("word", "word(2)", ...) of the given words.
     private func dictionaryEntries(for words: Set<String>) throws(PronunciationError) -> [String: [[String]]] {
-        guard let dictionary, FileManager.default.fileExists(atPath: dictionary.path) else { return [:] }
+        var entries: [String: [[String]]] = [:]
+        try forEachDictionaryEntry { word, phones in
+            if words.contains(word), entries[word]?.contains(phones) != true { entries[word, default: []].append(phones) }
+        }
+        return entries
+    }
+
+    /// Every word of the dictionary made of letters alone ("o'clock" and "a.m." are left out) with
+    /// its first pronunciation, in the dictionary's order; empty without a dictionary.
+    public func dictionaryWords() throws(PronunciationError) -> [(word: String, phones: [String])] {
+        var words: [(word: String, phones: [String])] = []
+        try forEachDictionaryEntry { word, phones in
+            if words.last?.word != word, word.allSatisfy(\.isLetter) { words.append((word, phones)) }
+        }
+        return words
+    }
+
+    /// Calls `body` with each line's word (without its "(2)" variant mark) and phones.
+    private func forEachDictionaryEntry(_ body: (String, [String]) -> Void) throws(PronunciationError) {
+        guard let dictionary, FileManager.default.fileExists(atPath: dictionary.path) else { return }
         let text: String
         do {
             text = try String(contentsOf: dictionary, encoding: .utf8)
         } catch {
             throw .dictionaryUnreadable(path: dictionary.path, reason: error.localizedDescription)
         }
-        var entries: [String: [[String]]] = [:]
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: " ")
-            guard let head = fields.first else { continue }
-            let word = head.split(separator: "(").first.map(String.init) ?? ""
-            guard words.contains(word) else { continue }
-            let phones = fields.dropFirst().map(String.init)
-            if !phones.isEmpty, entries[word]?.contains(phones) != true { entries[word, default: []].append(phones) }
+            guard let head = fields.first, fields.count > 1 else { continue }
+            body(head.split(separator: "(").first.map(String.init) ?? "", fields.dropFirst().map(String.init))
         }
-        return entries
     }
 
     /// Marks in espeak-ng's output that are not sounds: pauses, syllable and clause boundaries.

@@ -14,7 +14,7 @@ struct SynthesizeCommand: ParsableCommand {
             Every espeak-ng voice and variant (plus a few non-English accents), flite voice and \
             festival voice speaks the phrase at random rate, pitch, level and surrounding silence. \
             Clips are 16 kHz mono 16-bit WAV in OUT/positive (and OUT/confusable, OUT/speech with \
-            --negatives); file names start with the engine and voice. Clips a listener would not \
+            --negatives, OUT/sound-alike with --sound-alikes); file names start with the engine and voice. Clips a listener would not \
             recognise are dropped to OUT/dropped: silent ones, ones far shorter or longer than \
             the median for their text, and (with --check pocketsphinx) positives in which \
             pocketsphinx does not spot the phrase. OUT/manifest.jsonl lists every clip, kept or \
@@ -29,6 +29,11 @@ struct SynthesizeCommand: ParsableCommand {
 
     @Flag(help: "Also make confusable phrases (\"hey sushi\", \"commuter\") and generic sentences as negatives.")
     var negatives = false
+
+    @Option(name: .customLong("sound-alikes"), help: ArgumentHelp(
+        "Also speak the N real words that sound most like the phrase's (\"carcass\", \"harvest\" for \"jarvis\"; from the CMU dictionary) as negatives, into OUT/sound-alike.",
+        valueName: "N"))
+    var soundAlikes = 0
 
     @Option(name: .customLong("max-clips"), help: ArgumentHelp("At most N clips of each kind (shared among engines).", valueName: "N"))
     var maxClips: Int?
@@ -52,6 +57,7 @@ struct SynthesizeCommand: ParsableCommand {
     func run() throws {
         var options = SynthesisOptions(phrase: phrase, outputDirectory: URL(fileURLWithPath: output))
         options.negatives = negatives
+        options.soundAlikes = soundAlikes
         options.maximumClips = maxClips
         options.seed = seed
         options.check = check

@@ -1,5 +1,6 @@
 import Foundation
 import HotwordAudio
+import HotwordSpotting
 import HotwordTestSupport
 import HotwordTraining
 import Testing
@@ -78,6 +79,25 @@ struct SynthesizerTests {
         #expect(report.entries.filter { $0.kind == .speech && $0.kept }.allSatisfy { $0.file!.hasPrefix("speech/") })
         let longest = try #require(sentences.compactMap(\.speechSeconds).max())
         #expect(longest > 1.2, "sentences are longer than a wake word")
+    }
+
+    @Test func soundAlikesAreRealWordsSpokenIntoTheirOwnFolder() throws {
+        let folder = try TestPaths.temporaryDirectory("synthesize")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var options = Self.options("jarvis", in: folder, clips: 4)
+        options.soundAlikes = 3
+        options.check = .none  // every positive kept: four voices speak the words
+        let report = try Synthesizer(options: options).run()
+        let words = report.confusables.filter { $0.rule == "sound-alike" }
+        #expect(words.count == 3 && report.confusables.count == 3, "no spelled confusables without --negatives")
+        let dictionary = Set(try Pronouncer(dictionary: Pronouncer.defaultDictionary).dictionaryWords().map(\.word))
+        #expect(words.allSatisfy { dictionary.contains($0.text) && $0.text != "jarvis" }, "\(words.map(\.text))")
+        let spoken = report.entries.filter { $0.kind == .soundAlike }
+        #expect(spoken.count == 4, "two voices a word, capped by --max-clips")
+        #expect(Set(spoken.map(\.text)).isSubset(of: Set(words.map(\.text))))
+        #expect(report.entries.filter { $0.kind == .confusable || $0.kind == .speech }.isEmpty)
+        #expect(spoken.filter(\.kept).allSatisfy { $0.file!.hasPrefix("sound-alike/") })
+        #expect(Set(report.entries.compactMap(\.file)) == Self.wavFiles(in: folder))
     }
 
     @Test func theSameSeedGivesTheSameClipsAndAnotherSeedOthers() throws {

@@ -32,5 +32,8 @@ struct SynthesizeCommandTests {
         let engine = try await HotwordBinary.run(["synthesize", "computer", "--out", folder.path, "--engine", "mbrola"])
         #expect(engine.status != 0)
         #expect(engine.stderr.contains("mbrola"))
+        let soundAlikes = try await HotwordBinary.run(["synthesize", "computer", "--out", folder.path, "--sound-alikes=-2"])
+        #expect(soundAlikes.status != 0)
+        #expect(soundAlikes.stderr == "Error: --sound-alikes -2 is invalid: expected 0 or more words\n")
     }
 }

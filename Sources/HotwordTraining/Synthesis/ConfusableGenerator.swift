@@ -89,6 +89,18 @@ public struct ConfusableGenerator: Sendable {
         return kept.prefix(maximumCount).map(\.candidate)
     }
 
+    /// The first `count` of `candidates` that espeak-ng does not read exactly as the phrase,
+    /// stress included ("hey suzy" for "hey susi": a model cannot learn to reject it); the first
+    /// `count` without espeak-ng.
+    public func withoutHomophones(_ candidates: [Confusable], of phrase: String, count: Int) throws(SynthesisError) -> [Confusable] {
+        guard let target = try reading(Phrase.normalised(phrase)) else { return Array(candidates.prefix(count)) }
+        var kept: [Confusable] = []
+        for candidate in candidates where kept.count < count {
+            if try reading(candidate.text) != target { kept.append(candidate) }
+        }
+        return kept
+    }
+
     /// espeak-ng's reading of `text`, or nil without espeak-ng.
     private func reading(_ text: String) throws(SynthesisError) -> String? {
         do {

@@ -9,6 +9,8 @@ public enum ClipKind: String, Sendable, Codable, CaseIterable, Comparable {
     case confusable
     /// An ordinary sentence (negative speech in the same voices).
     case speech
+    /// A real word that sounds like one of the phrase's, in the phrase (`SoundAlikes`).
+    case soundAlike = "sound-alike"
 
     public static func < (lhs: ClipKind, rhs: ClipKind) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -30,6 +32,9 @@ public struct SynthesisOptions: Sendable {
     public var outputDirectory: URL
     /// Also make confusable phrases and generic sentences.
     public var negatives = false
+    /// How many real words that sound like the phrase's (`SoundAlikes`) are spoken as negatives,
+    /// into `sound-alike/`; 0 = none.
+    public var soundAlikes = 0
     /// At most this many clips of each kind (positive, confusable, speech); nil = the whole plan.
     public var maximumClips: Int?
     /// The same seed (and options) gives the same clips and manifest.
@@ -74,6 +79,9 @@ public struct SynthesisOptions: Sendable {
     func validate() throws(SynthesisError) {
         if Phrase.normalised(phrase).isEmpty { throw .emptyPhrase(phrase) }
         if jobs < 1 { throw .invalidOption(name: "--jobs", value: String(jobs), expected: "at least 1") }
+        if soundAlikes < 0 {
+            throw .invalidOption(name: "--sound-alikes", value: String(soundAlikes), expected: "0 or more words")
+        }
         if let maximumClips, maximumClips < 1 {
             throw .invalidOption(name: "--max-clips", value: String(maximumClips), expected: "at least 1")
         }

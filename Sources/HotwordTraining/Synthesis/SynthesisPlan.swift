@@ -35,18 +35,11 @@ enum SynthesisPlan {
     }
 
     /// About as many confusable clips as `voicePool` has entries (spread evenly over the
-    /// confusables) and `sentenceRenditions` clips per sentence, voices drawn from `voicePool`.
+    /// confusables), as many again of the sound-alike words, and `sentenceRenditions` clips per
+    /// sentence, voices drawn from `voicePool`.
     static func negatives(options: SynthesisOptions, voicePool: [Voice], confusables: [Confusable],
-                          sentences: [String]) -> [ClipJob] {
+                          soundAlikes: [Confusable] = [], sentences: [String]) -> [ClipJob] {
         guard !voicePool.isEmpty else { return [] }
-        let perConfusable = confusables.isEmpty ? 0 : (voicePool.count + confusables.count - 1) / confusables.count
-        let confusableVoices = shuffled(voicePool, seed: options.seed, stream: "confusable-voices")
-        let confusableRequests: [Request] = confusables.enumerated().flatMap { index, confusable in
-            (0..<perConfusable).map { rendition in
-                (confusable.text, confusableVoices[(index * perConfusable + rendition) % voicePool.count],
-                 confusable.rule, slug(confusable.text) + "-")
-            }
-        }
         let sentenceVoices = shuffled(voicePool, seed: options.seed, stream: "sentence-voices")
         let sentenceRequests: [Request] = sentences.enumerated().flatMap { index, sentence in
             (0..<options.sentenceRenditions).map { rendition in
@@ -54,7 +47,22 @@ enum SynthesisPlan {
                  nil, String(format: "s%03d-", index + 1))
             }
         }
-        return numbered(.confusable, confusableRequests, options: options) + numbered(.speech, sentenceRequests, options: options)
+        return numbered(.confusable, spread(confusables, over: voicePool, stream: "confusable-voices", options: options), options: options)
+            + numbered(.speech, sentenceRequests, options: options)
+            + numbered(.soundAlike, spread(soundAlikes, over: voicePool, stream: "sound-alike-voices", options: options), options: options)
+    }
+
+    /// About one request per entry of `voicePool`, spread evenly over the texts.
+    private static func spread(_ texts: [Confusable], over voicePool: [Voice], stream: String,
+                               options: SynthesisOptions) -> [Request] {
+        guard !texts.isEmpty else { return [] }
+        let perText = (voicePool.count + texts.count - 1) / texts.count
+        let voices = shuffled(voicePool, seed: options.seed, stream: stream)
+        return texts.enumerated().flatMap { index, text in
+            (0..<perText).map { rendition in
+                (text.text, voices[(index * perText + rendition) % voicePool.count], text.rule, slug(text.text) + "-")
+            }
+        }
     }
 
     /// Jobs for the requests (renditions counted per text and voice), at most `maximumClips`.

@@ -67,6 +67,10 @@ public struct Synthesizer: Sendable {
             sentences = NegativeSentences.excluding(phrase)
             progress(.status("\(confusables.count) confusable phrases: " + confusables.map(\.text).joined(separator: ", ")))
         }
+        let soundAlikes = try soundAlikes(of: phrase, pronouncer: pronouncer)
+        if !soundAlikes.isEmpty {
+            progress(.status("\(soundAlikes.count) sound-alike words: " + soundAlikes.map(\.text).joined(separator: ", ")))
+        }
 
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hotword-synthesize-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -86,21 +90,21 @@ public struct Synthesizer: Sendable {
                 entries[index].reason = QualityRules.notRecognised
             }
         }
-        if options.negatives {
+        if options.negatives || !soundAlikes.isEmpty {
             var pool = positiveJobs.indices.filter { entries[$0].kept }.map { positiveJobs[$0].voice }
             if pool.isEmpty {
                 logger.warning("no positive clip was kept; negatives use every voice")
                 pool = positiveJobs.map(\.voice)
             }
             let negativeJobs = SynthesisPlan.negatives(options: options, voicePool: pool,
-                                                       confusables: confusables, sentences: sentences)
+                                                       confusables: confusables, soundAlikes: soundAlikes, sentences: sentences)
             entries += try render(negativeJobs, with: renderer, progress: progress)
         }
         try moveDropped(&entries)
         let previous = previousFiles(in: output)
         try Manifest.write(entries, to: output.appendingPathComponent(Manifest.fileName))
         removeStale(previous, keeping: Set(entries.compactMap(\.file)), in: output)
-        return SynthesisReport(phrase: phrase, entries: entries, confusables: confusables,
+        return SynthesisReport(phrase: phrase, entries: entries, confusables: confusables + soundAlikes,
                                voiceCount: voices.count, seconds: Date().timeIntervalSince(started))
     }
 
@@ -146,6 +150,29 @@ public struct Synthesizer: Sendable {
             throw .noEngine(looked: EngineKind.allCases.map(\.executable), searchPath: subprocess.searchPath)
         }
         return engines
+    }
+
+    /// `options.soundAlikes` real words from the pronouncing dictionary that sound like the
+    /// phrase's words; an error if some are asked for and there is no dictionary to take them from.
+    private func soundAlikes(of phrase: String, pronouncer: Pronouncer) throws(SynthesisError) -> [Confusable] {
+        guard options.soundAlikes > 0 else { return [] }
+        let words = Phrase.words(of: phrase)
+        let dictionary: [(word: String, phones: [String])], phrasePhones: [[[String]]]
+        do {
+            dictionary = try pronouncer.dictionaryWords()
+            phrasePhones = try pronouncer.pronunciations(of: words)
+        } catch {
+            throw .pronunciation(error)
+        }
+        guard !dictionary.isEmpty else {
+            throw .invalidOption(name: "--sound-alikes", value: String(options.soundAlikes),
+                                 expected: "a pronouncing dictionary to take the words from (install pocketsphinx-en-us for "
+                                     + "\(Pronouncer.defaultDictionary.path))")
+        }
+        let generator = ConfusableGenerator(maximumCount: options.soundAlikes, maximumDistance: 1,
+                                            pronouncer: pronouncer.espeak == nil ? nil : pronouncer)
+        return try generator.withoutHomophones(SoundAlikes.nearest(phrase: words, phrasePhones: phrasePhones, dictionary: dictionary),
+                                               of: phrase, count: options.soundAlikes)
     }
 
     /// The pocketsphinx check, or nil with `--check none`. The phrase's words must be
