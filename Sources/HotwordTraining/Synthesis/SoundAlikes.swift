@@ -1,9 +1,8 @@
 /// Real words that sound like the wake phrase's words: the dictionary's words nearest each word
 /// of the phrase by a phone edit distance in which close sounds cost less ("carcass", "harvest",
 /// "charges" for "jarvis"). The spelling rules of `ConfusableGenerator` make near-misses that are
-/// mostly not words; people say real ones, and a model that never heard them spoken wakes on
-/// them (a telephone voice's "dollars" and "Charlie" woke a jarvis pair several times an hour).
-/// Each candidate replaces its word in the phrase ("hey juicy" for "hey susi").
+/// mostly not words; people say real ones. Each candidate replaces its word in the phrase ("hey
+/// juicy" for "hey susi").
 enum SoundAlikes {
     /// Phones whose substitution costs half an edit: each vowel for another, and consonants of
     /// one manner (stops, affricates, fricatives, sibilants, nasals, liquids, glides).

@@ -60,14 +60,14 @@ public struct Synthesizer: Sendable {
         let check = try keywordCheck(phrase: phrase, pronouncer: pronouncer)
         var confusables: [Confusable] = []
         var sentences: [String] = []
+        let generator = ConfusableGenerator(maximumCount: 40, maximumDistance: 0.75,
+                                            pronouncer: pronouncer.espeak == nil ? nil : pronouncer)
         if options.negatives {
-            let generator = ConfusableGenerator(maximumCount: 40, maximumDistance: 0.75,
-                                                pronouncer: pronouncer.espeak == nil ? nil : pronouncer)
             confusables = try generator.confusables(for: phrase)
             sentences = NegativeSentences.excluding(phrase)
             progress(.status("\(confusables.count) confusable phrases: " + confusables.map(\.text).joined(separator: ", ")))
         }
-        let soundAlikes = try soundAlikes(of: phrase, pronouncer: pronouncer)
+        let soundAlikes = try soundAlikes(of: phrase, pronouncer: pronouncer, generator: generator)
         if !soundAlikes.isEmpty {
             progress(.status("\(soundAlikes.count) sound-alike words: " + soundAlikes.map(\.text).joined(separator: ", ")))
         }
@@ -153,8 +153,10 @@ public struct Synthesizer: Sendable {
     }
 
     /// `options.soundAlikes` real words from the pronouncing dictionary that sound like the
-    /// phrase's words; an error if some are asked for and there is no dictionary to take them from.
-    private func soundAlikes(of phrase: String, pronouncer: Pronouncer) throws(SynthesisError) -> [Confusable] {
+    /// phrase's words, homophones by `generator`'s reading left out; an error if some are asked
+    /// for and there is no dictionary to take them from.
+    private func soundAlikes(of phrase: String, pronouncer: Pronouncer,
+                             generator: ConfusableGenerator) throws(SynthesisError) -> [Confusable] {
         guard options.soundAlikes > 0 else { return [] }
         let words = Phrase.words(of: phrase)
         let dictionary: [(word: String, phones: [String])], phrasePhones: [[[String]]]
@@ -169,8 +171,6 @@ public struct Synthesizer: Sendable {
                                  expected: "a pronouncing dictionary to take the words from (install pocketsphinx-en-us for "
                                      + "\(Pronouncer.defaultDictionary.path))")
         }
-        let generator = ConfusableGenerator(maximumCount: options.soundAlikes, maximumDistance: 1,
-                                            pronouncer: pronouncer.espeak == nil ? nil : pronouncer)
         return try generator.withoutHomophones(SoundAlikes.nearest(phrase: words, phrasePhones: phrasePhones, dictionary: dictionary),
                                                of: phrase, count: options.soundAlikes)
     }
