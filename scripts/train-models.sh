@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Reproduces the shipped models in Models/: synthesizes voice data, trains, tunes on the
 # validation part, evaluates on the held-out test part, and writes the figures the model
-# cards quote. Slow (about 15–20 minutes of training per keyword on the 2-core machine, plus
-# synthesis, tuning and evaluation): not part of the test suite.
+# cards quote. Slow (about 45 minutes of training for a keyword on two front ends, 15–30 for one,
+# on the 2-core machine, plus synthesis, tuning and evaluation): not part of the test suite.
 #
 #   scripts/train-models.sh [--no-train | --candidate [--fold a|b]] [keyword…]   # default: hey_susi computer jarvis alexa
 #
@@ -15,7 +15,8 @@
 # Needs ../shared/data beside the project (recordings, speech, noise, room responses).
 # HOTWORD_SYNTH_DIR: where the synthesized clips are (made if missing); HOTWORD_MODELS_OUT: where
 # models and figures go (default Models); HOTWORD_TRAIN_FLAGS: more `hotword train` options, for
-# trying a change of recipe; pair=1: the recipe on both front ends, paired (train_one, below).
+# trying a change of recipe; pair=1: the recipe on both front ends, paired (train_one, below);
+# head_epochs_per_pool: epochs each example pool serves the embedding's head (default 9).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 train=1 candidate=0
