@@ -97,7 +97,9 @@ struct ConversationTests {
         // Heard at once, so the second question interrupts the first while it is transcribed.
         rig.microphone.say(try await Self.question("hey susi, what is the weather like today")
             + (try await Self.question("hey susi, what time is it", pause: 0)))
-        let done = await rig.log.wait(timeout: Self.patience) { rig.log.wakes == 2 && rig.log.entered(.listening) == 2 }
+        // Back to listening after the second question (the third time): its recording, transcript
+        // and request are all in the log by then.
+        let done = await rig.log.wait(timeout: Self.patience) { rig.log.wakes == 2 && rig.log.entered(.listening) == 3 }
         await rig.stop()
 
         #expect(done, "\(rig.log.events)")
