@@ -4,6 +4,8 @@ import Foundation
 public struct SynthesisReport: Sendable {
     public var phrase: String
     public var entries: [ManifestEntry]
+    /// The texts spoken as hard negatives: the confusable phrases, then the sound-alike words
+    /// (`rule` tells them apart).
     public var confusables: [Confusable]
     public var voiceCount: Int
     public var seconds: Double
