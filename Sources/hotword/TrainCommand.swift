@@ -75,6 +75,9 @@ struct TrainCommand: ParsableCommand {
     @Option(name: .customLong("played-channels-augmented"), help: ArgumentHelp("Share of examples (keywords and negatives alike) played from a device into the room: the speech alone through a random channel (telephone or codec band, small loudspeaker), the room noise and microphone at full band.", valueName: "SHARE"))
     var playedChannelsAugmented: Float = 0
 
+    @Flag(help: "Keep telephone lines (3.4–4 kHz band limits) off the keyword windows of --channels-augmented and --played-channels-augmented: they take a codec's band instead, and only negatives are heard down a line (a wake word reaches the microphone; a call on speaker or a telephone prompt never means it).")
+    var noTelephoneKeywords = false
+
     @Option(help: "Windows of noise or music alone (the --noise recordings and generated music) per example pool, as negatives.")
     var noiseWindows = 0
 
@@ -131,6 +134,7 @@ struct TrainCommand: ParsableCommand {
         options.noiseAloneWindows = noiseWindows
         options.augmentation.channelProbability = channelsAugmented
         options.augmentation.playedChannelProbability = playedChannelsAugmented
+        options.augmentation.telephoneLinesOnKeywords = !noTelephoneKeywords
         options.epochsPerPool = epochsPerPool
         options.hardNegativeRounds = hardNegativeRounds
         options.miningPasses = miningPasses

@@ -174,6 +174,31 @@ import Testing
         #expect(try augmented(played: 0, microphone: 0).allSatisfy { abs($0.sixKilohertz - 1) < 0.05 })
     }
 
+    /// `telephoneLinesOnKeywords = false`: a negative may still come down a telephone line, the
+    /// keyword never does (its 5 kHz is kept by every channel but a few deep dips).
+    @Test func keywordsAreKeptOffTelephoneLinesWhenAsked() throws {
+        let speech = zip(ToneMeasure.tone(hertz: 500, amplitude: 0.2), ToneMeasure.tone(hertz: 5_000, amplitude: 0.2)).map { $0 + $1 }
+        var settings = AugmentationSettings()
+        settings.reverbProbability = 0
+        settings.noiseProbability = 0
+        settings.channelProbability = 1
+        settings.playedChannelProbability = 0.5
+        settings.telephoneLinesOnKeywords = false
+        let augmenter = try Augmenter(settings: settings, sources: AugmentationSources(noise: [], roomResponses: []),
+                                      frontend: frontend, frames: frames)
+        // 5 kHz relative to 500 Hz, for 100 seeds: a telephone line (3.4–4 kHz, fourth order) takes
+        // it down by more than 20 dB; a codec's band (5.5–7.5 kHz) and one ±10 dB resonance do not.
+        func lineCut(isKeyword: Bool) -> Int {
+            (0..<100).filter { seed in
+                var rng = SeededRandom(seed: UInt64(seed)), audio = speech
+                augmenter.augment(&audio, speech: audio.indices, isKeyword: isKeyword, using: &rng)
+                return ToneMeasure.amplitude(of: audio, at: 5_000) / ToneMeasure.amplitude(of: audio, at: 500) < 0.1
+            }.count
+        }
+        #expect(lineCut(isKeyword: false) >= 10)
+        #expect(lineCut(isKeyword: true) <= 2)
+    }
+
     /// A stretch of a long recording played at another speed is that stretch of the whole
     /// recording played at that speed, to its last sample (the filter reads on past its end).
     @Test func aStretchPlayedAtASpeedMatchesPlayingTheWholeRecording() throws {

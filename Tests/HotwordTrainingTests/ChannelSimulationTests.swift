@@ -77,6 +77,25 @@ import Testing
         #expect(telephones > 20)
     }
 
+    /// Without telephone lines a seed gives the channel it gave, but where that had a telephone
+    /// line it has a codec's band: never a band limit below 5.5 kHz.
+    @Test func withoutTelephoneLinesTheBandStaysAboveACodecs() {
+        var telephones = 0
+        for seed in 0..<400 {
+            var withLines = SeededRandom(seed: UInt64(seed)), withoutLines = withLines
+            let line = Channel.random(sampleRate: 16_000, using: &withLines)
+            let noLine = Channel.random(sampleRate: 16_000, telephoneLines: false, using: &withoutLines)
+            if let cutoff = noLine.bandLimit { #expect(cutoff >= 5_500, "cutoff \(cutoff) Hz") }
+            if let cutoff = line.bandLimit, cutoff <= 4_000 {
+                telephones += 1
+                #expect(noLine.bandLimit != nil)
+            } else {
+                #expect(line == noLine)
+            }
+        }
+        #expect(telephones > 20)
+    }
+
     /// Generated music is sound without speech: never silent, within full scale, harmonic (most of
     /// its energy below 2 kHz), different for each seed and the same for one.
     @Test func generatedMusicIsDeterministicAndTonal() throws {

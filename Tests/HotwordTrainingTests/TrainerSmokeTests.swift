@@ -218,7 +218,7 @@ enum Espeak {
 
     /// `--noise-windows N` adds N negative windows of noise or music alone to each training pool
     /// (not to validation), before the windows cut from negative audio; `--channels-augmented`
-    /// changes the sound of every kind of window.
+    /// changes the sound of every kind of window, `--no-telephone-keywords` of keyword windows only.
     @Test func noiseWindowsAndChannelsChangeThePoolAsAsked() throws {
         var options = try Self.tinyTraining(in: folder)
         func pools() throws -> (train: ExamplePool, validation: ExamplePool) {
@@ -239,6 +239,15 @@ enum Espeak {
             plain.train.features[($0 * size)..<(($0 + 1) * size)] != throughChannels.train.features[($0 * size)..<(($0 + 1) * size)]
         }
         #expect(changed.count == plain.train.count, "\(changed.count) of \(plain.train.count) windows changed")
+
+        // `--no-telephone-keywords`: the keyword windows that came down a telephone line take a
+        // codec's band; every negative window is heard as before.
+        options.augmentation.telephoneLinesOnKeywords = false
+        let keywordsOffLines = try pools()
+        let window = { (pool: ExamplePool, index: Int) in pool.features[(index * size)..<((index + 1) * size)] }
+        let relined = (0..<plain.train.count).filter { window(throughChannels.train, $0) != window(keywordsOffLines.train, $0) }
+        #expect(!relined.isEmpty && relined.allSatisfy { plain.train.labels[$0] == 1 },
+                "changed \(relined.count) windows, labels \(relined.map { plain.train.labels[$0] })")
     }
 
     /// `--balance-positives`: a folder of one clip is drawn as often as a folder of four.

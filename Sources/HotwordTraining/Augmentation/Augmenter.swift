@@ -25,6 +25,11 @@ public struct AugmentationSettings: Sendable, Hashable {
     /// full band: band-limited speech over full-band noise, as no microphone channel makes it.
     /// 0 draws no random number, so recipes without it draw as before.
     public var playedChannelProbability: Float = 0
+    /// Whether keyword windows may be heard through a telephone line (3.4–4 kHz). A wake word
+    /// reaches the device through its microphone; speech that comes down a line — a call on
+    /// speaker, a telephone prompt, a clip on the television — is never someone waking it. Off,
+    /// the keyword's channels take a codec's band instead, and only negatives lose the top bands.
+    public var telephoneLinesOnKeywords = true
     /// Speech level, dB relative to full scale (RMS over the speech).
     public var levelRange: ClosedRange<Float> = -42...(-12)
     /// Where a positive window ends relative to the keyword's end, in 10 ms frames.
@@ -111,7 +116,9 @@ final class Augmenter {
 
     /// A window of `frames` feature frames cut from a clip and augmented; nil if the clip holds no
     /// speech. `precedingSpeech` (negative audio) may be heard before the clip, for a frontend with memory.
-    func window(from clip: [Float], alignment: Alignment, precedingSpeech: [Float] = [], using rng: inout SeededRandom) -> [Float]? {
+    /// `isKeyword`: the window is the keyword, a positive (see `telephoneLinesOnKeywords`).
+    func window(from clip: [Float], alignment: Alignment, isKeyword: Bool = false, precedingSpeech: [Float] = [],
+                using rng: inout SeededRandom) -> [Float]? {
         let speed = Float.random(in: settings.speedRange, using: &rng)
         guard let bounds = SpeechBounds.find(in: clip) else { return nil }
         // Where the window ends, in the clip's own samples (played `speed` times faster, one
@@ -130,7 +137,7 @@ final class Augmenter {
         if contextFrames > 0, !precedingSpeech.isEmpty, Float.random(in: 0..<1, using: &rng) < settings.precedingSpeechProbability {
             addPrecedingSpeech(from: precedingSpeech, to: &window, before: speech, using: &rng)
         }
-        augment(&window, speech: speech, using: &rng)
+        augment(&window, speech: speech, isKeyword: isKeyword, using: &rng)
         return features(of: window, droppingFrames: contextFrames, using: &rng)
     }
 
@@ -206,9 +213,10 @@ final class Augmenter {
 
     /// A device's sound, reverberation, level, noise, the microphone's channel and a faint
     /// microphone floor, in place.
-    func augment(_ audio: inout [Float], speech: Range<Int>, using rng: inout SeededRandom) {
+    func augment(_ audio: inout [Float], speech: Range<Int>, isKeyword: Bool = false, using rng: inout SeededRandom) {
+        let telephoneLines = settings.telephoneLinesOnKeywords || !isKeyword
         if settings.playedChannelProbability > 0, Float.random(in: 0..<1, using: &rng) < settings.playedChannelProbability {
-            Channel.random(sampleRate: frontend.sampleRate, using: &rng).apply(&audio)
+            Channel.random(sampleRate: frontend.sampleRate, telephoneLines: telephoneLines, using: &rng).apply(&audio)
         }
         if Float.random(in: 0..<1, using: &rng) < settings.reverbProbability {
             let response: [Float]
@@ -232,7 +240,7 @@ final class Augmenter {
                             snr: .random(in: settings.snrRange, using: &rng), reference: speech)
         }
         if settings.channelProbability > 0, Float.random(in: 0..<1, using: &rng) < settings.channelProbability {
-            Channel.random(sampleRate: frontend.sampleRate, using: &rng).apply(&audio)
+            Channel.random(sampleRate: frontend.sampleRate, telephoneLines: telephoneLines, using: &rng).apply(&audio)
         }
         // Real microphones are never digitally silent.
         let floor = pow(10, Float.random(in: -80...(-60), using: &rng) / 20) * 1.73

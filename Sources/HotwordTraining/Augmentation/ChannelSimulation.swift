@@ -66,7 +66,8 @@ struct Channel: Sendable, Hashable {
     static let muLawProbability: Float = 0.1
     static let clippingProbability: Float = 0.1
 
-    static func random(sampleRate: Int, using rng: inout SeededRandom) -> Channel {
+    /// `telephoneLines: false`: a codec's band where the draw would have given a telephone line's.
+    static func random(sampleRate: Int, telephoneLines: Bool = true, using rng: inout SeededRandom) -> Channel {
         let rate = Double(sampleRate)
         func logUniform(_ range: ClosedRange<Double>) -> Double { exp(Double.random(in: log(range.lowerBound)...log(range.upperBound), using: &rng)) }
         var filters = [Biquad.highPass(f0: logUniform(40...400), q: 0.707, rate: rate)]
@@ -76,7 +77,7 @@ struct Channel: Sendable, Hashable {
         var muLaw = false, bandLimit: Double?
         if Float.random(in: 0..<1, using: &rng) < bandLimitProbability {
             // Fourth order (two Butterworth sections): a line or codec cuts off steeply.
-            let telephone = Bool.random(using: &rng)
+            let telephone = Bool.random(using: &rng) && telephoneLines
             let cutoff = telephone ? Double.random(in: 3_400...4_000, using: &rng) : Double.random(in: 5_500...7_500, using: &rng)
             filters += [.lowPass(f0: cutoff, q: 0.541, rate: rate), .lowPass(f0: cutoff, q: 1.307, rate: rate)]
             bandLimit = cutoff

@@ -68,7 +68,7 @@ struct ExampleFactory {
             }
             switch job {
             case .positive(let clip, _):
-                if let window = augmenter.window(from: positives[clip], alignment: .speechEnd, precedingSpeech: stream, using: &rng) {
+                if let window = augmenter.window(from: positives[clip], alignment: .speechEnd, isKeyword: true, precedingSpeech: stream, using: &rng) {
                     out.append(window, label: 1)
                 }
             case .partial(let clip):
