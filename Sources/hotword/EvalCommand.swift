@@ -32,6 +32,9 @@ struct EvaluationDataOptions: ParsableArguments {
     @Option(help: "Which parts of the train/validation/test split of --positives and --negatives to use: train, validation, test, all, or several joined by commas (validation,test).")
     var part: String = "test"
 
+    @Option(name: .customLong("positives-part"), help: ArgumentHelp("Which parts of --positives to use, as --part (default: --part's): e.g. validation, keeping the test part's people for judging.", valueName: "PART"))
+    var positivesPart: String?
+
     @Option(help: "Seed of the stream's order and pauses.")
     var seed: UInt64 = 1
 
@@ -62,20 +65,25 @@ struct EvaluationDataOptions: ParsableArguments {
 
     func stream() throws -> EvaluationStream {
         guard passes >= 1 else { throw ValidationError("--passes \(passes): expected at least 1") }
-        var parts = Set<DataSplit.Part>()
-        for name in part.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
-            if name == "all" {
-                parts.formUnion(DataSplit.Part.allCases)
-            } else if let one = DataSplit.Part(rawValue: name) {
-                parts.insert(one)
-            } else {
-                throw ValidationError("--part '\(part)': expected train, validation, test or all, or several joined by commas")
+        func parts(_ list: String, option: String) throws -> Set<DataSplit.Part> {
+            var parts = Set<DataSplit.Part>()
+            for name in list.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+                if name == "all" {
+                    parts.formUnion(DataSplit.Part.allCases)
+                } else if let one = DataSplit.Part(rawValue: name) {
+                    parts.insert(one)
+                } else {
+                    throw ValidationError("\(option) '\(list)': expected train, validation, test or all, or several joined by commas")
+                }
             }
+            return parts
         }
-        func load(_ folders: [String], split: Bool) throws -> AudioBank {
+        let negativeParts = try parts(part, option: "--part")
+        let positiveParts = try positivesPart.map { try parts($0, option: "--positives-part") } ?? negativeParts
+        func load(_ folders: [String], parts: Set<DataSplit.Part>? = nil) throws -> AudioBank {
             do {
                 let corpus = try AudioCorpus(folders: folders, split: DataSplit())
-                let paths = corpus.clips.filter { !split || parts.contains($0.split) }.map(\.path)
+                let paths = corpus.clips.filter { parts?.contains($0.split) ?? true }.map(\.path)
                 return AudioBank.load(paths) { printError("skipped \($0)") }
             } catch {
                 throw CommandFailure("\(error)")
@@ -83,22 +91,23 @@ struct EvaluationDataOptions: ParsableArguments {
         }
         // Every folder is a source of its own, so false alarms can be told per corpus.
         var negativeClips: [[Float]] = [], negativeNames: [String] = [], negativeSources: [String] = []
-        for (folder, split) in negatives.map({ ($0, true) }) + sources.map({ ($0, false) }) {
-            let bank = try load([folder], split: split)
+        let split: [(folder: String, parts: Set<DataSplit.Part>?)] = negatives.map { ($0, negativeParts) } + sources.map { ($0, nil) }
+        for (folder, parts) in split {
+            let bank = try load([folder], parts: parts)
             negativeClips += bank.clips
             negativeNames += bank.paths
             negativeSources += bank.paths.map { _ in folder }
         }
         let alone = try noiseAlone.map { folder in
-            let bank = try load([folder], split: false)
+            let bank = try load([folder])
             return EvaluationStream.NoiseAlone(source: folder, clips: bank.clips, names: bank.paths)
         }
         guard !negativeClips.isEmpty || alone.contains(where: { !$0.clips.isEmpty }) else {
             throw CommandFailure("no negative audio in \((negatives + sources + noiseAlone).joined(separator: ", ")) (part \(part) of --negatives); expected --negatives, --source or --noise-alone folders with audio files")
         }
-        let positiveBank = try load(positives, split: true)
+        let positiveBank = try load(positives, parts: positiveParts)
         return EvaluationStream(positives: positiveBank.clips, positiveNames: positiveBank.paths, negatives: negativeClips,
-                                negativeNames: negativeNames, negativeSources: negativeSources, noise: try load(noise, split: false).clips,
+                                negativeNames: negativeNames, negativeSources: negativeSources, noise: try load(noise).clips,
                                 snr: noise.isEmpty ? nil : snr, noiseAlone: alone, keywordPause: try keywordPauseRange(),
                                 seed: seed, passes: passes)
     }

@@ -19,6 +19,12 @@ struct TuneCommand: ParsableCommand {
             are to pass that second stage wherever it runs, as a model trained from synthetic \
             voices alone should. --no-check-phrase tunes the network alone and stores that no \
             check is asked for; neither keeps what the model asked for, tuned on the network alone.
+
+            --miss-budget spends misses on quiet: sensitivity 0.5 goes to the highest threshold \
+            that misses at most that share of --positives' clips, where that is stricter than the \
+            false-alarm target's. Give it people saying the word that the model never trained \
+            on — the validation part of their folder (--positives-part validation) — and no \
+            synthetic voices, which it hears more easily than people.
             """)
 
     @Option(help: "The model file to tune.")
@@ -28,6 +34,9 @@ struct TuneCommand: ParsableCommand {
 
     @Option(name: .customLong("target-fa-per-hour"), help: "False alarms per hour to allow at the default sensitivity.")
     var target: Double = 1
+
+    @Option(name: .customLong("miss-budget"), help: ArgumentHelp("Share of --positives' clips the default sensitivity may miss (e.g. 0.1), if that is stricter than the false-alarm target.", valueName: "SHARE"))
+    var missBudget: Double?
 
     @Flag(name: .customLong("check-phrase"), inversion: .prefixedNo,
           help: "Store that detections must pass the phrase check by default (--no-check-phrase: that they need not; unset: as the model had it).")
@@ -41,6 +50,10 @@ struct TuneCommand: ParsableCommand {
 
     func run() throws {
         guard target > 0 else { throw ValidationError("--target-fa-per-hour must be > 0") }
+        if let missBudget {
+            guard missBudget > 0, missBudget < 1 else { throw ValidationError("--miss-budget \(missBudget): expected a share in (0, 1), e.g. 0.1") }
+            guard !data.positives.isEmpty else { throw ValidationError("--miss-budget \(missBudget): needs --positives, the keyword clips it is a share of") }
+        }
         guard checkThresholdPerPhone > 0, checkThresholdPerPhone <= 1 else {
             throw ValidationError("--check-threshold-per-phone \(checkThresholdPerPhone): expected a number in (0, 1]")
         }
@@ -57,7 +70,8 @@ struct TuneCommand: ParsableCommand {
         let check = try checkPhrase == true ? PhraseCheckOptions.spotter(
             phrase: loaded.keywords[0], thresholdPerPhone: checkThresholdPerPhone) : nil
         do {
-            let result = try Tuning.tune(loaded, over: ScoreTrace(loaded, stream: stream), target: target, check: check)
+            let result = try Tuning.tune(loaded, over: ScoreTrace(loaded, stream: stream), target: target,
+                                         missBudget: missBudget, check: check)
             var tuned = result.model
             if let checkPhrase {
                 tuned.detection.phraseCheck = checkPhrase ? PhraseCheckDefaults(thresholdPerPhone: checkThresholdPerPhone) : nil
@@ -68,7 +82,8 @@ struct TuneCommand: ParsableCommand {
                 print("second stage by default: pocketsphinx spotting \"\(tuned.keywords.joined(separator: "\", \""))\", \(check.thresholdPerPhone) per phone")
             }
             let fitted = result.fittedFalseAlarmsPerHour.map { " (\(format($0, 2)) by the fit of their tail)" } ?? ""
-            print("threshold \(format(Double(chosen.threshold), 4)) at sensitivity 0.5: \(format(chosen.falseAlarmsPerHour, 2)) false alarms/h\(fitted), miss rate \(format(chosen.missRate * 100, 1)) %")
+            let setBy = result.setByMissBudget ? " (set by the miss budget: stricter than the false-alarm target asks)" : ""
+            print("threshold \(format(Double(chosen.threshold), 4)) at sensitivity 0.5\(setBy): \(format(chosen.falseAlarmsPerHour, 2)) false alarms/h\(fitted), miss rate \(format(chosen.missRate * 100, 1)) %")
             print("wrote \(out ?? path)")
         } catch {
             throw CommandFailure("\(error)")

@@ -1,4 +1,5 @@
-import HotwordTraining
+import Foundation
+@testable import HotwordTraining
 import Testing
 
 /// The thresholds tuning and evaluation sweep.
@@ -18,5 +19,34 @@ struct TuningThresholdsTests {
         #expect(abs(checked[0] - 0.1192) < 1e-4)
         #expect(checked.count == alone.count + 8)
         #expect(zip(checked.suffix(alone.count), alone).allSatisfy { abs($0 - $1) < 1e-7 })
+    }
+}
+
+/// Sensitivity 0.5 under a miss budget (`hotword tune --miss-budget`).
+@Suite("miss budget")
+struct MissBudgetTests {
+    /// A sweep of 20 keywords, missing one more every logit from 1.9 up.
+    static let points = Tuning.thresholds(checked: false).map { threshold in
+        let logit = log(threshold / (1 - threshold))
+        return OperatingPoint(sensitivity: 0.5, threshold: threshold, keywords: 20, misses: max(0, Int((logit - 1.9).rounded(.down)) + 1),
+                              falseAlarms: 0, negativeHours: 1, falseAlarmTimes: [], missedKeywords: [])
+    }
+
+    @Test func theStrictestThresholdWithinTheBudgetIsChosen() {
+        // Two misses of 20 (10 %) up to logit 3.75: the highest threshold missing no more.
+        let chosen = Tuning.defaultThreshold(Self.points, targeted: 0.5, missBudget: 0.1)
+        #expect(abs(chosen - 1 / (1 + exp(-3.75))) < 1e-6, "\(chosen)")
+        #expect(Tuning.defaultThreshold(Self.points, targeted: 0.5, missBudget: 0.2) > chosen)
+    }
+
+    /// The false-alarm target is a floor: a budget never makes the model more sensitive than the
+    /// target, and with no keyword in the stream, or none heard within the budget, it decides nothing.
+    @Test func theFalseAlarmTargetIsAFloor() {
+        let strict: Float = 1 / (1 + exp(-6))
+        #expect(Tuning.defaultThreshold(Self.points, targeted: strict, missBudget: 0.1) == strict)
+        let silent = Self.points.map { point in var point = point; point.keywords = 0; point.misses = 0; return point }
+        #expect(Tuning.defaultThreshold(silent, targeted: 0.5, missBudget: 0.1) == 0.5)
+        let deaf = Self.points.map { point in var point = point; point.misses = 20; return point }
+        #expect(Tuning.defaultThreshold(deaf, targeted: 0.5, missBudget: 0.1) == 0.5)
     }
 }

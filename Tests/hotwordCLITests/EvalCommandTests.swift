@@ -162,6 +162,42 @@ import Testing
         #expect(original.detection.sensitivityMap != model.detection.sensitivityMap, "--out leaves --model as it was")
     }
 
+    /// `--miss-budget` sets sensitivity 0.5 as strict as the keywords allow: every beep still
+    /// heard within the budget, at a threshold above the false-alarm target's (0.5, with no false
+    /// alarm anywhere). `--positives-part` takes the keywords from one part alone.
+    @Test func aMissBudgetSetsTheDefaultAsStrictAsTheKeywordsAllow() async throws {
+        let tuned = folder.appendingPathComponent("budget.hwks").path
+        let result = try await HotwordBinary.run(["tune", "--model", modelPath, "--positives", positives, "--negatives", negatives,
+                                                  "--part", "all", "--miss-budget", "0.25", "--out", tuned])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("(set by the miss budget"), "\(result.stdout)")
+        let model = try ModelStore.load(tuned)
+        let chosen = model.detection.sensitivityMap.threshold(forSensitivity: 0.5)
+        #expect(chosen > 0.5 && model.training.figures["tuned_miss_budget"] == 0.25, "\(chosen)")
+        let miss = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("threshold ") }?
+            .split(separator: "miss rate ").last.flatMap { Double($0.dropLast(2)) })
+        #expect(miss <= 25, "\(result.stdout)")
+
+        let allParts = try await HotwordBinary.run(["eval", "--model", modelPath, "--positives", positives, "--negatives", negatives,
+                                                    "--part", "all", "--json"])
+        let testPart = try await HotwordBinary.run(["eval", "--model", modelPath, "--positives", positives, "--negatives", negatives,
+                                                    "--part", "all", "--positives-part", "test,validation", "--json"])
+        func keywords(_ output: String) throws -> Int? {
+            (try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])?["keywords"] as? Int
+        }
+        #expect(try keywords(allParts.stdout) == 8, "\(allParts.stderr)")
+        #expect(try (keywords(testPart.stdout) ?? 8) < 8, "\(testPart.stderr)")
+
+        let noPositives = try await HotwordBinary.run(["tune", "--model", modelPath, "--negatives", negatives, "--miss-budget", "0.1", "--out", tuned])
+        #expect(noPositives.status != 0 && noPositives.stderr.contains("--miss-budget 0.1: needs --positives"), "\(noPositives.stderr)")
+        let tooMuch = try await HotwordBinary.run(["tune", "--model", modelPath, "--positives", positives, "--negatives", negatives,
+                                                   "--miss-budget", "1.5", "--out", tuned])
+        #expect(tooMuch.status != 0 && tooMuch.stderr.contains("--miss-budget 1.5: expected a share in (0, 1)"), "\(tooMuch.stderr)")
+        let badPart = try await HotwordBinary.run(["eval", "--model", modelPath, "--positives", positives, "--negatives", negatives,
+                                                   "--positives-part", "people"])
+        #expect(badPart.status != 0 && badPart.stderr.contains("--positives-part 'people': expected train, validation, test or all"), "\(badPart.stderr)")
+    }
+
     /// `--check-phrase` stores the second stage in the model; a later tune without it keeps it,
     /// `--no-check-phrase` removes it.
     @Test func tuneStoresWhetherTheModelAsksForThePhraseCheck() async throws {
