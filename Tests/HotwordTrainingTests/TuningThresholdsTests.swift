@@ -39,6 +39,22 @@ struct MissBudgetTests {
         #expect(Tuning.defaultThreshold(Self.points, targeted: 0.5, missBudget: 0.2) > chosen)
     }
 
+    /// Set by the budget, sensitivity 0.5 lies above the false-alarm target's threshold, which
+    /// becomes sensitivity 1's; without a budget, 1 is ten times the target.
+    @Test func theTargetsThresholdIsTheLenientEnd() {
+        // 1000 false alarms an hour at logit 0, ten times fewer every logit: 1/h at logit 3.
+        let points = Self.points.map { point in
+            var point = point
+            point.falseAlarms = Int((1000 / pow(10, log(Double(point.threshold) / (1 - Double(point.threshold))))).rounded())
+            return point
+        }
+        let budgeted = Tuning.operatingThresholds(points, target: 1, missBudget: 0.1)
+        let plain = Tuning.operatingThresholds(points, target: 1)
+        #expect(abs(budgeted.middle - 1 / (1 + exp(-3.75))) < 1e-6 && plain.middle < budgeted.middle, "\(budgeted) \(plain)")
+        #expect(budgeted.lenient == plain.middle && plain.lenient < plain.middle, "\(budgeted) \(plain)")
+        #expect(budgeted.strict == plain.strict)
+    }
+
     /// The false-alarm target is a floor: a budget never makes the model more sensitive than the
     /// target, and with no keyword in the stream, or none heard within the budget, it decides nothing.
     @Test func theFalseAlarmTargetIsAFloor() {

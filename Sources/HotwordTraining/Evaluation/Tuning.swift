@@ -38,8 +38,7 @@ public enum Tuning {
     public static func tune(_ model: KeywordModel, over trace: ScoreTrace, target: Double, missBudget: Double? = nil,
                             check: (any DetectionCheck)? = nil) throws -> Result {
         let points = try Evaluation.thresholdSweep(model, over: trace, thresholds: thresholds(checked: check != nil), check: check)
-        let (strict, targeted, lenient) = operatingThresholds(points, target: target)
-        let middle = missBudget.map { defaultThreshold(points, targeted: targeted, missBudget: $0) } ?? targeted
+        let (strict, middle, lenient) = operatingThresholds(points, target: target, missBudget: missBudget)
         let chosen = try Evaluation.thresholdSweep(model, over: trace, thresholds: [middle], check: check)[0]
         var tuned = model
         tuned.detection.sensitivity = 0.5
@@ -51,7 +50,7 @@ public enum Tuning {
         tuned.training.figures["tuned_fitted_false_alarms_per_hour"] = fitted
         try tuned.validate()
         return Result(model: tuned, chosen: chosen, points: points, fittedFalseAlarmsPerHour: fitted,
-                      setByMissBudget: middle != targeted)
+                      setByMissBudget: middle != operatingThresholds(points, target: target).middle)
     }
 
     /// Sensitivity 0.5's threshold under a miss budget: the highest of the sweep's `points` that
@@ -67,14 +66,19 @@ public enum Tuning {
 
     /// The thresholds for a tenth of `target`, `target` and ten times it, from a sweep's `points`:
     /// the lowest counted to meet each, or where the tail's fit meets it for a rate below the
-    /// tail's base. Never above the sweep's highest threshold.
-    public static func operatingThresholds(_ points: [OperatingPoint], target: Double) -> (strict: Float, middle: Float, lenient: Float) {
+    /// tail's base. Never above the sweep's highest threshold. Where a `missBudget` sets the middle
+    /// stricter than the target's (`defaultThreshold`), the target's threshold is the lenient end:
+    /// ten times the target, from a default already stricter than the target, would be a leap.
+    public static func operatingThresholds(_ points: [OperatingPoint], target: Double,
+                                           missBudget: Double? = nil) -> (strict: Float, middle: Float, lenient: Float) {
         let highest = points.map(\.threshold).max()!
         func threshold(within limit: Double) -> Float {
             if let tail = tailFit(points, for: limit) { return min(tail.threshold(forRatePerHour: limit), highest) }
             return points.filter { $0.falseAlarmsPerHour <= limit }.map(\.threshold).min() ?? highest
         }
-        return (threshold(within: target / 10), threshold(within: target), threshold(within: target * 10))
+        let targeted = threshold(within: target)
+        let middle = missBudget.map { defaultThreshold(points, targeted: targeted, missBudget: $0) } ?? targeted
+        return (threshold(within: target / 10), middle, middle > targeted ? targeted : threshold(within: target * 10))
     }
 
     /// The sweep's tail when `rate` is below what it counts at the tail's base, so is read off the fit.
