@@ -16,8 +16,9 @@ struct RunCommand: AsyncParsableCommand {
             ('You: …' and 'SUSI: …' lines; --json prints one JSON event per line instead). \
             Saying the wake word while it answers stops the answer and listens again. \
             "hey susi" was trained from synthetic voices and misses some people: if it does not \
-            wake for you, try --sensitivity hey_susi=0.8, --model computer (the most reliable \
-            word shipped), or a personal model made with `hotword enroll --keyword "hey susi"`.
+            wake for you, try --sensitivity hey_susi=0.8, --model alexa or --model computer \
+            (words trained on people saying them), or a personal model made with \
+            `hotword enroll --keyword "hey susi"`.
 
             "hey susi, what can you do" is answered here with example questions from SUSI's skill \
             list; "hey susi, thank you" or "… that was wrong" right after an answer rates it \
