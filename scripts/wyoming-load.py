@@ -28,7 +28,7 @@ from wyoming.ping import Ping
 from wyoming.wake import Detect, Detection
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLIP = os.path.join(ROOT, "..", "shared", "data", "keywords", "computer", "04685ec1-bfbf-4c53-a852-60274a74d80e.flac")
+CLIP = os.path.join(ROOT, "..", "shared", "data", "keywords", "computer", "24678e0b-4c73-4157-8a1f-50cc8f7b4020.flac")
 
 
 def client_cpu_seconds() -> float:

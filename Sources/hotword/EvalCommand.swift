@@ -29,7 +29,7 @@ struct EvaluationDataOptions: ParsableArguments {
     @Option(help: "Signal-to-noise ratio of the background noise, dB.")
     var snr: Float = 10
 
-    @Option(help: "Which parts of the train/validation/test split of --positives and --negatives to use: train, validation, test, all, or several joined by commas (validation,test).")
+    @Option(help: "Which parts of the train/validation/test split of --positives and --negatives to use: train, validation, test, all, or several joined by commas (validation,test); --positives-part sets the positives' apart.")
     var part: String = "test"
 
     @Option(name: .customLong("positives-part"), help: ArgumentHelp("Which parts of --positives to use, as --part (default: --part's): e.g. validation, keeping the test part's people for judging.", valueName: "PART"))
@@ -91,8 +91,9 @@ struct EvaluationDataOptions: ParsableArguments {
         }
         // Every folder is a source of its own, so false alarms can be told per corpus.
         var negativeClips: [[Float]] = [], negativeNames: [String] = [], negativeSources: [String] = []
-        let split: [(folder: String, parts: Set<DataSplit.Part>?)] = negatives.map { ($0, negativeParts) } + sources.map { ($0, nil) }
-        for (folder, parts) in split {
+        // --negatives are split; a held-out --source is heard whole.
+        let speech: [(folder: String, parts: Set<DataSplit.Part>?)] = negatives.map { ($0, negativeParts) } + sources.map { ($0, nil) }
+        for (folder, parts) in speech {
             let bank = try load([folder], parts: parts)
             negativeClips += bank.clips
             negativeNames += bank.paths

@@ -24,7 +24,7 @@ struct TuneCommand: ParsableCommand {
             that misses at most that share of --positives' clips, where that is stricter than the \
             false-alarm target's. Give it people saying the word that the model never trained \
             on — the validation part of their folder (--positives-part validation) — and no \
-            synthetic voices, which it hears more easily than people.
+            synthetic voices, whose scores say little of people's.
             """)
 
     @Option(help: "The model file to tune.")

@@ -135,7 +135,7 @@ import Testing
     /// shipped model — alone in its file, so the window is cut short at both ends, and in a
     /// longer file with pauses around it.
     @Test func theSecondStageKeepsAPersonSayingThePhrase() async throws {
-        let clip = TestPaths.sharedData.appendingPathComponent("keywords/computer/04685ec1-bfbf-4c53-a852-60274a74d80e.flac")
+        let clip = TestPaths.sharedData.appendingPathComponent("keywords/computer/24678e0b-4c73-4157-8a1f-50cc8f7b4020.flac")
         let padded = folder.appendingPathComponent("padded.wav")
         let pause = [Float](repeating: 0, count: 32_000)
         try AudioFileWriter.writeWAV(pause + AudioFileReader.read(clip).samples + pause + pause, to: padded, sampleRate: 16_000)

@@ -7,8 +7,8 @@ import Testing
 /// `wyoming` 1.10.2, scripts/python-deps.sh) through Tests/WyomingClient/wyoming_client.py.
 @Suite final class ServeCommandTests {
     static let keywords = TestPaths.sharedData.appendingPathComponent("keywords")
-    // Clips the shipped models detect (`hotword detect`): "computer" spoken 1.3–1.9 s, "jarvis" at about 1.9 s.
-    static let computerClip = keywords.appendingPathComponent("computer/04685ec1-bfbf-4c53-a852-60274a74d80e.flac")
+    // Clips the shipped models detect (`hotword detect`): "computer" spoken 1.3–2.0 s, "jarvis" at about 1.9 s.
+    static let computerClip = keywords.appendingPathComponent("computer/24678e0b-4c73-4157-8a1f-50cc8f7b4020.flac")
     static let jarvisClip = keywords.appendingPathComponent("jarvis/00aba123-ae3a-4e0a-8603-9f7277b7d41f.flac")
     static let speechClip = TestPaths.sharedData.appendingPathComponent("speech/speechocean762/SPEAKER0044_000440005.flac")
     static let clientScript = TestPaths.projectRoot.appendingPathComponent("Tests/WyomingClient/wyoming_client.py")
