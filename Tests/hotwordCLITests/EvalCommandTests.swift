@@ -142,10 +142,15 @@ import Testing
         #expect(falseAlarms.allSatisfy { $0.contains("keywords-as-negatives/") }, "\(result.stdout)")
     }
 
+    /// `hotword tune` of `model` (the beep model by default) on every part of the tone clips.
+    private func tuneOnTones(_ flags: [String], out: String, model: String? = nil) async throws -> HotwordBinary.Result {
+        try await HotwordBinary.run(["tune", "--model", model ?? modelPath, "--positives", positives, "--negatives", negatives,
+                                     "--part", "all", "--out", out] + flags)
+    }
+
     @Test func tuneWritesTheOperatingPointIntoTheModel() async throws {
         let tuned = folder.appendingPathComponent("tuned.hwks").path
-        let result = try await HotwordBinary.run(["tune", "--model", modelPath, "--positives", positives, "--negatives", negatives,
-                                                  "--part", "all", "--target-fa-per-hour", "1", "--out", tuned])
+        let result = try await tuneOnTones(["--target-fa-per-hour", "1"], out: tuned)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("0.00 false alarms/h, miss rate 0.0 %"), "\(result.stdout)")
         let model = try ModelStore.load(tuned)
@@ -167,8 +172,7 @@ import Testing
     /// alarm anywhere). `--positives-part` takes the keywords from one part alone.
     @Test func aMissBudgetSetsTheDefaultAsStrictAsTheKeywordsAllow() async throws {
         let tuned = folder.appendingPathComponent("budget.hwks").path
-        let result = try await HotwordBinary.run(["tune", "--model", modelPath, "--positives", positives, "--negatives", negatives,
-                                                  "--part", "all", "--miss-budget", "0.25", "--out", tuned])
+        let result = try await tuneOnTones(["--miss-budget", "0.25"], out: tuned)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("(set by the miss budget"), "\(result.stdout)")
         let model = try ModelStore.load(tuned)
@@ -203,8 +207,7 @@ import Testing
     @Test func tuneStoresWhetherTheModelAsksForThePhraseCheck() async throws {
         let tuned = folder.appendingPathComponent("checked.hwks").path
         func tune(_ flags: [String], model: String) async throws -> KeywordModel {
-            let result = try await HotwordBinary.run(["tune", "--model", model, "--positives", positives, "--negatives", negatives,
-                                                      "--part", "all", "--out", tuned] + flags)
+            let result = try await tuneOnTones(flags, out: tuned, model: model)
             #expect(result.status == 0, "\(result.stderr)")
             return try ModelStore.load(tuned)
         }
