@@ -77,7 +77,7 @@ let package = Package(
         // configuration fuzz target links it alone.
         .target(name: "HotwordTOML", dependencies: ["HotwordJSON"]),
         // The SUSI.AI client (chat, skills, account) and the HTTP layer it talks through (libcurl).
-        .target(name: "HotwordSUSI", dependencies: ["HotwordJSON", "CCurl", logging]),
+        .target(name: "HotwordSUSI", dependencies: ["HotwordJSON", "CCurl", "CCrypto", logging]),
         // The conversation history and pending scheduled answers: SQLite (WAL) through GRDB.
         // The assistant and `ask` write into it; the command line reads it.
         .target(name: "HotwordHistory", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),

@@ -28,9 +28,14 @@ public struct Checksum: Sendable, Equatable, CustomStringConvertible {
 
 /// Digests of a file, read once (OpenSSL's EVP digests).
 public enum FileDigest {
+    /// OpenSSL set up as the HTTP client sets it up, whichever comes first: without the exit-time
+    /// cleanup that can pull it from under another thread.
+    private static let openSSL = hotword_openssl_init_without_exit_cleanup()
+
     /// The hex digests of `url` by each of `algorithms`; `progress` gets the bytes read so far.
     public static func of(_ url: URL, algorithms: [Checksum.Algorithm],
                           progress: (Int64) -> Void = { _ in }) throws(CorpusError) -> [Checksum.Algorithm: String] {
+        _ = openSSL
         guard let handle = FileHandle(forReadingAtPath: url.path) else {
             throw .unreadable(path: url.path, reason: String(cString: strerror(errno)))
         }

@@ -1,10 +1,16 @@
+import CCrypto
 import CCurl
 import Foundation
 
 /// libcurl's process-wide setup, done once (Swift runs a static initializer exactly once, even
-/// when several threads get here together) before the first handle is created.
+/// when several threads get here together) before the first handle is created. OpenSSL first,
+/// without its exit-time cleanup: a command that fails and exits while a transfer's thread is
+/// still in libcrypto crashed there (`hotword data fetch` after a 404, once in CI).
 private enum CurlGlobal {
-    static let setup: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+    static let setup: CURLcode = {
+        _ = hotword_openssl_init_without_exit_cleanup()
+        return curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+    }()
 }
 
 /// Set from any thread to make a running transfer stop at libcurl's next progress callback.
