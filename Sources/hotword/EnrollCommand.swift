@@ -64,6 +64,9 @@ struct EnrollCommand: ParsableCommand {
     @Option(help: "Most training epochs. (default: 12; --quick 6)")
     var epochs: Int?
 
+    @Option(help: "Epochs without a better validation score before training stops. (default: 4; --quick 3)")
+    var patience: Int?
+
     @Option(help: "Channels in every convolution (model size). (default: 32; --quick 24)")
     var channels: Int?
 
@@ -145,6 +148,7 @@ struct EnrollCommand: ParsableCommand {
         options.engines = engines.isEmpty ? nil : Set(engines)
         options.targetFalseAlarmsPerHour = target
         if let epochs { options.training.epochs = epochs }
+        if let patience { options.training.patience = patience }
         if let channels { options.training.channels = channels }
         if let hardNegativeRounds { options.training.hardNegativeRounds = hardNegativeRounds }
         options.training.seed = seed
