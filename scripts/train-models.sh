@@ -153,8 +153,8 @@ for keyword in "${@:-hey_susi computer jarvis alexa}"; do
       # alone measured 2.4–8.0 % (jarvis) and 4.2–8.9 % (alexa) on the test part, and computer's
       # single networks missed 11.7 % of fold B's people at the default.
       computer) recipe=every-source pair=1 train_one computer computer "$S/keywords/computer" "$SYNTH/computer/positive" --ensemble 2 ;;
-      # alexa's false alarms came from a few readers' voices: it also hears the negative recordings at other speeds
-      # (--speed-negatives; docs/training.md has why it is not in the others' recipe).
+      # alexa's false alarms came from a few readers' voices: it also hears the negative recordings
+      # at other speeds (--speed-negatives; docs/training.md has why it is not in the others' recipe).
       # jarvis, trained on every source (recipe=every-source): the old recipe, never having heard
       # speech_commands, woke 4.7 times an hour on it (Models/jarvis.md). Its keyword windows never
       # come down a telephone line (--no-telephone-keywords): a narrow-band "jar-vi" taught it the
