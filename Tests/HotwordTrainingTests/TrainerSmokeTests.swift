@@ -194,6 +194,34 @@ enum Espeak {
         #expect { try Trainer(options: options) } throws: { "\($0)" == "--mining-passes 0 is invalid: expected at least 1" }
     }
 
+    /// An ensemble's networks search for hard negatives at once, a thread each, and each finds
+    /// what it would find alone: the first what seed 1 finds training by itself, the model the
+    /// same whether the searches share the cores or take turns on one.
+    @Test func anEnsemblesNetworksMineHardNegativesAsEachWouldAlone() throws {
+        var options = try Self.tinyTraining(in: folder)
+        options.epochs = 2
+        options.epochsPerPool = 2
+        options.hardNegativeRounds = 1
+        options.positiveVariants = 2
+        options.augmentation = AugmentationSettings()
+        func found(_ statuses: [String], by network: String) throws -> Int {
+            let prefix = "\(network)hard negatives, round 1: "
+            let line = try #require(statuses.first { $0.hasPrefix(prefix) }, "\(statuses)")
+            return try #require(Int(line.dropFirst(prefix.count).prefix { $0.isNumber }), "\(line)")
+        }
+        let alone = try Self.train(options)
+        options.ensembleMembers = 2
+        options.threads = 2
+        let together = try Self.train(options)
+        options.threads = 1
+        let inTurn = try Self.train(options)
+
+        #expect(try found(together.statuses, by: "network 1: ") == found(alone.statuses, by: ""))
+        #expect(try found(together.statuses, by: "network 2: ") > 0, "a model trained for two epochs fires somewhere")
+        #expect(together.model.layers == inTurn.model.layers, "the thread count must not change the model")
+        #expect(together.epochs.map(\.trainingLoss) == inTurn.epochs.map(\.trainingLoss))
+    }
+
     /// `--speed-negatives` changes the windows cut from long negative audio (they come last in a
     /// pool) and nothing else: keyword, partial and utterance windows stay as they were drawn.
     @Test func speedNegativesChangesOnlyTheNegativeAudioWindows() throws {

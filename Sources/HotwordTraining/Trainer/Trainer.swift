@@ -81,8 +81,14 @@ public final class Trainer {
         try runPhase(options.epochs, learningRate: options.learningRate, for: members)
         var mining = members
         for round in 0..<options.hardNegativeRounds {
-            for member in mining {
-                let found = try member.miner.hardNegatives(for: exportModel([member.network], validation: validation), round: round)
+            // The networks search at once, a thread each: a search runs the front end over all the
+            // negative audio in order (one random stream), so alone it would keep one core busy.
+            let models = try mining.map { try exportModel([$0.network], validation: validation) }
+            let searches = ParallelFor.map(mining.count, threads: options.threads) { index in
+                Result { try mining[index].miner.hardNegatives(for: models[index], round: round) }
+            }
+            for (member, search) in zip(mining, searches) {
+                let found = try search.get()
                 report(.status("\(member.label)hard negatives, round \(round + 1): \(found.count) windows where the model fired on negative audio"))
                 member.hardNegatives.append(contentsOf: found)
                 // A network that fires on nothing more is done with hard negatives.
