@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces the shipped models in Models/: synthesizes voice data, trains, tunes on the
 # validation part, evaluates on the held-out test part, and writes the figures the model
-# cards quote. Slow (about 45 minutes of training for a keyword on two front ends, 15–30 for one,
+# cards quote. Slow (about 40 minutes of training for a keyword on two front ends, 15–30 for one,
 # on the 2-core machine, plus synthesis, tuning and evaluation): not part of the test suite.
 #
 #   scripts/train-models.sh [--no-train | --candidate [--fold a|b]] [keyword…]   # default: hey_susi computer jarvis alexa
