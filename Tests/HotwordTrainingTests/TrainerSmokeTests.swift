@@ -172,20 +172,31 @@ enum Espeak {
         #expect { try Trainer(options: options) } throws: { "\($0)" == "--average-epochs -1.0 is invalid: expected 0 or more" }
     }
 
-    /// `--mining-passes`: each pass hears the negatives in fresh noise and adds what fired there
-    /// to what the first pass found.
-    @Test func moreMiningPassesFindMoreHardNegatives() throws {
-        var options = try Self.tinyTraining(in: folder)
-        options.epochs = 1
-        options.epochsPerPool = 1
+    /// The tiny training with one round of hard-negative mining after `epochs`, fully augmented.
+    static func miningTraining(in folder: URL, epochs: Int) throws -> TrainingOptions {
+        var options = try tinyTraining(in: folder)
+        options.epochs = epochs
+        options.epochsPerPool = epochs
         options.hardNegativeRounds = 1
         options.positiveVariants = 2
         options.augmentation = AugmentationSettings()
+        return options
+    }
+
+    /// The windows `network` ("network 2: "; "" training alone) reported finding in round 1.
+    static func hardNegativesFound(in statuses: [String], by network: String = "") throws -> Int {
+        let prefix = "\(network)hard negatives, round 1: "
+        let line = try #require(statuses.first { $0.hasPrefix(prefix) }, "\(statuses)")
+        return try #require(Int(line.dropFirst(prefix.count).prefix { $0.isNumber }), "\(line)")
+    }
+
+    /// `--mining-passes`: each pass hears the negatives in fresh noise and adds what fired there
+    /// to what the first pass found.
+    @Test func moreMiningPassesFindMoreHardNegatives() throws {
+        var options = try Self.miningTraining(in: folder, epochs: 1)
         func found(passes: Int) throws -> Int {
             options.miningPasses = passes
-            let statuses = try Self.train(options).statuses
-            let line = try #require(statuses.first { $0.hasPrefix("hard negatives, round 1: ") }, "\(statuses)")
-            return try #require(Int(line.split(separator: " ")[4]), "\(line)")
+            return try Self.hardNegativesFound(in: Self.train(options).statuses)
         }
         let one = try found(passes: 1), three = try found(passes: 3)
         #expect(one > 0, "a model trained for one epoch fires somewhere")
@@ -198,17 +209,7 @@ enum Espeak {
     /// what it would find alone: the first what seed 1 finds training by itself, the model the
     /// same whether the searches share the cores or take turns on one.
     @Test func anEnsemblesNetworksMineHardNegativesAsEachWouldAlone() throws {
-        var options = try Self.tinyTraining(in: folder)
-        options.epochs = 2
-        options.epochsPerPool = 2
-        options.hardNegativeRounds = 1
-        options.positiveVariants = 2
-        options.augmentation = AugmentationSettings()
-        func found(_ statuses: [String], by network: String) throws -> Int {
-            let prefix = "\(network)hard negatives, round 1: "
-            let line = try #require(statuses.first { $0.hasPrefix(prefix) }, "\(statuses)")
-            return try #require(Int(line.dropFirst(prefix.count).prefix { $0.isNumber }), "\(line)")
-        }
+        var options = try Self.miningTraining(in: folder, epochs: 2)
         let alone = try Self.train(options)
         options.ensembleMembers = 2
         options.threads = 2
@@ -216,8 +217,8 @@ enum Espeak {
         options.threads = 1
         let inTurn = try Self.train(options)
 
-        #expect(try found(together.statuses, by: "network 1: ") == found(alone.statuses, by: ""))
-        #expect(try found(together.statuses, by: "network 2: ") > 0, "a model trained for two epochs fires somewhere")
+        #expect(try Self.hardNegativesFound(in: together.statuses, by: "network 1: ") == Self.hardNegativesFound(in: alone.statuses))
+        #expect(try Self.hardNegativesFound(in: together.statuses, by: "network 2: ") > 0, "a model trained for two epochs fires somewhere")
         #expect(together.model.layers == inTurn.model.layers, "the thread count must not change the model")
         #expect(together.epochs.map(\.trainingLoss) == inTurn.epochs.map(\.trainingLoss))
     }
