@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Judges a model on the sources no training example came from (scripts/heldout-sources.sh):
 # false alarms per hour at the default sensitivity for each held-out speech corpus and each
-# held-out noise heard alone, the worst of them, and the miss rate on the test part of the
-# keyword's recordings spread through that speech, under held-out noise at 10 dB SNR.
+# held-out noise heard alone, the worst of them, the miss rate on the test part of the
+# keyword's recordings spread through that speech, under held-out noise at 10 dB SNR, and the
+# miss rate with each recording as the start of a stream of its own (speech from its first
+# sample, and 2 s in: `eval --lead`).
 #
 #   scripts/eval-heldout.sh MODEL [KEYWORD-FOLDER…] [-- more eval options, e.g. --json or --seed 11]
 #
@@ -20,4 +22,4 @@ for source in "${HELDOUT_SPEECH[@]}"; do args+=(--source "$source"); done
 for noise in "${HELDOUT_NOISE[@]}"; do args+=(--noise-alone "$noise" --noise "$noise"); done
 hotword=${HOTWORD:-.build/release/hotword}
 [ -x "$hotword" ] || swift build -c release
-exec "$hotword" eval --model "$model" "${args[@]}" --snr 10 --part test --passes 10 "$@"
+exec "$hotword" eval --model "$model" "${args[@]}" --snr 10 --part test --passes 10 --lead 0 --lead 2 "$@"

@@ -31,6 +31,13 @@ import Foundation
 /// its network (`SpeechEmbeddingStream`), and its embeddings are the frames delivered: one every
 /// `config.outputFrameShift` samples once `config.outputFrameLength` samples have arrived.
 ///
+/// Lead-in (`leadInFrames` > 0): a stream is taken to have begun long before its first sample
+/// with the sound of its first frame. That frame's features are delivered `leadInFrames` times
+/// before it is delivered as itself (through the embedding, with one), as if the networks after
+/// the frontend had been listening all along. Its PCEN already starts from the first frame, so
+/// the copies are PCEN's steady state for that sound: the room's noise, in a stream that starts
+/// with a quiet room. `framesProduced` counts the lead-in's frames too.
+///
 /// Streaming: pass samples in chunks of any size to `process(_:onFrame:)`; each frame is
 /// delivered as soon as its last sample arrives. Frames depend only on the samples, never on
 /// the chunking, so streaming and `frames(of:)` agree bit for bit.
@@ -46,6 +53,9 @@ public final class FeatureExtractor {
     /// `onFrame` is frame `framesProduced − 1` and ends at sample
     /// (framesProduced − 1)·outputFrameShift + outputFrameLength.
     public private(set) var framesProduced = 0
+    /// Copies of the first spectral frame delivered before it (see "Lead-in").
+    public let leadInFrames: Int
+    private var leadInDelivered = false
     /// Values per spectral frame (log-mel or MFCC), before any embedding.
     private let spectralCount: Int
     private let embeddingStream: SpeechEmbeddingStream?
@@ -87,7 +97,9 @@ public final class FeatureExtractor {
     /// is full, once per ~historySlack / frameShift frames.
     private static let historySlack = 4_096
 
-    public init(config: FrontendConfig) throws(FrontendConfigError) {
+    public init(config: FrontendConfig, leadInFrames: Int = 0) throws(FrontendConfigError) {
+        precondition(leadInFrames >= 0, "leadInFrames must be ≥ 0")
+        self.leadInFrames = leadInFrames
         filterbank = try MelFilterbank(config)
         if config.embedding != nil { try config.validate() }
         self.config = config
@@ -134,6 +146,7 @@ public final class FeatureExtractor {
         historyCount = 0
         nextFrameStart = 0
         framesProduced = 0
+        leadInDelivered = false
         runningMean.update(repeating: 0, count: FloatVector.paddedCount(spectralCount))
         smoothedEnergyStarted = false
         embeddingStream?.reset()
@@ -154,16 +167,25 @@ public final class FeatureExtractor {
             while nextFrameStart + frameLength <= historyCount {
                 let features = computeFeatures(frame: history + nextFrameStart)
                 nextFrameStart += frameShift
-                if let embeddingStream {
-                    embeddingStream.push(features) { embedding in
-                        framesProduced += 1
-                        onFrame(embedding)
-                    }
-                } else {
-                    framesProduced += 1
-                    onFrame(features)
+                if !leadInDelivered {
+                    leadInDelivered = true
+                    for _ in 0..<leadInFrames { deliver(features, onFrame) }
                 }
+                deliver(features, onFrame)
             }
+        }
+    }
+
+    /// Hands one spectral frame on: to `onFrame`, or into the embedding and its output to `onFrame`.
+    private func deliver(_ features: UnsafeBufferPointer<Float>, _ onFrame: (UnsafeBufferPointer<Float>) -> Void) {
+        if let embeddingStream {
+            embeddingStream.push(features) { embedding in
+                framesProduced += 1
+                onFrame(embedding)
+            }
+        } else {
+            framesProduced += 1
+            onFrame(features)
         }
     }
 

@@ -65,30 +65,7 @@ struct EvaluationDataOptions: ParsableArguments {
 
     func stream() throws -> EvaluationStream {
         guard passes >= 1 else { throw ValidationError("--passes \(passes): expected at least 1") }
-        func parts(_ list: String, option: String) throws -> Set<DataSplit.Part> {
-            var parts = Set<DataSplit.Part>()
-            for name in list.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
-                if name == "all" {
-                    parts.formUnion(DataSplit.Part.allCases)
-                } else if let one = DataSplit.Part(rawValue: name) {
-                    parts.insert(one)
-                } else {
-                    throw ValidationError("\(option) '\(list)': expected train, validation, test or all, or several joined by commas")
-                }
-            }
-            return parts
-        }
-        let negativeParts = try parts(part, option: "--part")
-        let positiveParts = try positivesPart.map { try parts($0, option: "--positives-part") } ?? negativeParts
-        func load(_ folders: [String], parts: Set<DataSplit.Part>? = nil) throws -> AudioBank {
-            do {
-                let corpus = try AudioCorpus(folders: folders, split: DataSplit())
-                let paths = corpus.clips.filter { parts?.contains($0.split) ?? true }.map(\.path)
-                return AudioBank.load(paths) { printError("skipped \($0)") }
-            } catch {
-                throw CommandFailure("\(error)")
-            }
-        }
+        let negativeParts = try Self.parts(part, option: "--part")
         // Every folder is a source of its own, so false alarms can be told per corpus.
         var negativeClips: [[Float]] = [], negativeNames: [String] = [], negativeSources: [String] = []
         // --negatives are split; a held-out --source is heard whole.
@@ -106,11 +83,49 @@ struct EvaluationDataOptions: ParsableArguments {
         guard !negativeClips.isEmpty || alone.contains(where: { !$0.clips.isEmpty }) else {
             throw CommandFailure("no negative audio in \((negatives + sources + noiseAlone).joined(separator: ", ")) (part \(part) of --negatives); expected --negatives, --source or --noise-alone folders with audio files")
         }
-        let positiveBank = try load(positives, parts: positiveParts)
+        let positiveBank = try positiveClips()
         return EvaluationStream(positives: positiveBank.clips, positiveNames: positiveBank.paths, negatives: negativeClips,
                                 negativeNames: negativeNames, negativeSources: negativeSources, noise: try load(noise).clips,
                                 snr: noise.isEmpty ? nil : snr, noiseAlone: alone, keywordPause: try keywordPauseRange(),
                                 seed: seed, passes: passes)
+    }
+
+    /// The keyword clips heard as the start of a stream each, `lead` seconds before their speech,
+    /// in the same noise as the stream.
+    func streamStarts(lead: Double) throws -> StreamStarts {
+        let positiveBank = try positiveClips()
+        return StreamStarts(positives: positiveBank.clips, names: positiveBank.paths, lead: lead, noise: try load(noise).clips,
+                            snr: noise.isEmpty ? nil : snr, seed: seed, passes: passes)
+    }
+
+    /// The --positives clips of their part.
+    private func positiveClips() throws -> AudioBank {
+        try load(positives, parts: try positivesPart.map { try Self.parts($0, option: "--positives-part") } ?? Self.parts(part, option: "--part"))
+    }
+
+    private func load(_ folders: [String], parts: Set<DataSplit.Part>? = nil) throws -> AudioBank {
+        do {
+            let corpus = try AudioCorpus(folders: folders, split: DataSplit())
+            let paths = corpus.clips.filter { parts?.contains($0.split) ?? true }.map(\.path)
+            return AudioBank.load(paths) { printError("skipped \($0)") }
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+    }
+
+    /// `list` (train, validation, test, all, or several joined by commas) as parts of a split.
+    private static func parts(_ list: String, option: String) throws -> Set<DataSplit.Part> {
+        var parts = Set<DataSplit.Part>()
+        for name in list.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+            if name == "all" {
+                parts.formUnion(DataSplit.Part.allCases)
+            } else if let one = DataSplit.Part(rawValue: name) {
+                parts.insert(one)
+            } else {
+                throw ValidationError("\(option) '\(list)': expected train, validation, test or all, or several joined by commas")
+            }
+        }
+        return parts
     }
 }
 
@@ -146,11 +161,15 @@ struct EvalCommand: ParsableCommand {
     @Flag(help: "List the keyword clips the model missed at the default sensitivity.")
     var listMisses = false
 
+    @Option(name: .customLong("lead"), help: ArgumentHelp("Also hear every keyword clip as the start of a stream of its own, its speech SECONDS in (0: from the first sample; the clip's audio before that cut off, or silence put before it), in the same noise, and report the share missed at the default sensitivity by the network alone (repeatable: --lead 0 --lead 2).", valueName: "SECONDS"))
+    var leads: [Double] = []
+
     @OptionGroup var phraseCheck: PhraseCheckOptions
 
     @OptionGroup var modelCheck: ModelCheckOptions
 
     func run() throws {
+        if let lead = leads.first(where: { !(0...10).contains($0) }) { throw ValidationError("--lead \(lead): expected seconds from 0 to 10") }
         let keywordModel = try DetectorOptions.loadModel(model)
         // The second stage is settled before hours of audio are read.
         let secondModel = try modelCheck.check(for: keywordModel.keywords[0])
@@ -177,6 +196,11 @@ struct EvalCommand: ParsableCommand {
             stream.sourceNames.count > 1 ? Evaluation.bySource(point, in: stream).map(\.perHour).max() : nil
         }
         let worstPerHour = points.map(worstSource)
+        let starts = try (data.positives.isEmpty ? [] : leads).map { lead in
+            let starts = try data.streamStarts(lead: lead)
+            return (lead: lead, streams: starts.streams.count, missed: try starts.missed(by: keywordModel))
+        }
+        func share(_ start: (lead: Double, streams: Int, missed: [Int])) -> Double { start.streams == 0 ? 0 : Double(start.missed.count) / Double(start.streams) }
         if json {
             let sourceRows = bySource.map {
                 "{\"source\":\(JSONText.quoted($0.source)),\"hours\":\($0.hours),\"false_alarms\":\($0.falseAlarms),\"false_alarms_per_hour\":\($0.perHour)}"
@@ -185,6 +209,9 @@ struct EvalCommand: ParsableCommand {
                 "{\"sensitivity\":\(point.sensitivity),\"threshold\":\(point.threshold),\"miss_rate\":\(point.missRate),\"false_alarms_per_hour\":\(point.falseAlarmsPerHour)"
                     + (worst.map { ",\"worst_source_false_alarms_per_hour\":\($0)" } ?? "") + "}"
             }
+            let startRows = starts.map { start in
+                "{\"lead_seconds\":\(start.lead),\"keywords\":\(start.streams),\"misses\":\(start.missed.count),\"miss_rate\":\(share(start))}"
+            }
             let curveRows = curve.map { point in
                 "{\"threshold\":\(point.threshold),\"miss_rate\":\(point.missRate),\"false_alarms\":\(point.falseAlarms)"
                     + (worstSource(point).map { ",\"worst_source_false_alarms_per_hour\":\($0)" } ?? "") + "}"
@@ -192,7 +219,7 @@ struct EvalCommand: ParsableCommand {
             print("{\"keywords\":\(stream.keywordRanges.count),\"negative_hours\":\(stream.negativeDuration / 3600),"
                 + "\"miss_rate_at_1_fa_per_hour\":\(atOne.map { "\($0.missRate)" } ?? "null"),\"miss_rate_at_0.1_fa_per_hour\":\(atTenth.map { "\($0.missRate)" } ?? "null"),"
                 + "\"points\":[\(rows.joined(separator: ","))],\"curve\":[\(curveRows.joined(separator: ","))],"
-                + "\"sources_at_default\":[\(sourceRows.joined(separator: ","))]}")
+                + "\"sources_at_default\":[\(sourceRows.joined(separator: ","))],\"stream_starts\":[\(startRows.joined(separator: ","))]}")
         } else {
             let clips = stream.keywordRanges.count / data.passes
             let heard = data.passes == 1 ? "" : clips > 0 ? " (\(clips) clips × \(data.passes) passes)" : " (\(data.passes) passes)"
@@ -219,6 +246,9 @@ struct EvalCommand: ParsableCommand {
                 }
                 let worst = bySource.max { $0.perHour < $1.perHour }!
                 print("worst source: \(worst.source), \(format(worst.perHour, 2)) false alarms/h")
+            }
+            for start in starts {
+                print("missed as the start of a stream, speech \(format(start.lead, 2)) s in: \(format(share(start) * 100, 1)) % (\(start.missed.count) of \(start.streams), the network alone at the default sensitivity)")
             }
         }
         if let tuned {

@@ -15,6 +15,57 @@ import Testing
         }
     }
 
+    /// The tone model with a memory of 1.2 s: a second convolution over 60 of its outputs that
+    /// weighs only the newest three, so its scores are the tone model's but its warm-up is long.
+    func longMemoryToneModel() -> KeywordModel {
+        var model = ToneModels.model(keyword: "beep", frequency: 1_000)
+        let newest = [Float](repeating: 0, count: 57) + [Float](repeating: 1 / 3, count: 3)
+        model.layers.insert(.conv1D(Conv1DLayer(inputs: 1, outputs: 1, kernelSize: 60, activation: .linear, weights: newest, bias: [0])), at: 1)
+        return model
+    }
+
+    /// A stream does not start deaf: a word at its first sample is heard as one said after a
+    /// pause — detected once, while it lasts, at the same peak score — though the network's
+    /// receptive field (1.2 s) is longer than the wait.
+    @Test(arguments: [0.0, 0.1, 0.25, 0.5, 1])
+    func aWordAtTheStartOfAStreamIsHeardLikeOneAfterAPause(start: Double) throws {
+        let model = longMemoryToneModel()
+        #expect(model.warmUpSamples > 19_000, "the receptive field outlasts the tone's start: \(model.warmUpSamples) samples")
+        func heard(at start: Double) throws -> (detections: [Detection], peak: Float) {
+            let detector = try Detector(models: [model])
+            var peak: Float = 0
+            detector.onScore = { if $0.time > 0 { peak = max(peak, $0.smoothed) } }
+            let detections = detector.process(ToneModels.signal(seconds: start + 1.5, tones: [(start, 1_000)]))
+            return (detections, peak)
+        }
+        let early = try heard(at: start), late = try heard(at: 2)
+        #expect(early.detections.count == 1 && late.detections.count == 1, "at \(start) s: \(early.detections); at 2 s: \(late.detections)")
+        for (heard, tone) in [(early, start), (late, 2)] {
+            #expect(heard.detections.allSatisfy { $0.time > tone && $0.time < tone + 0.5 }, "the tone from \(tone) s heard at \(heard.detections)")
+        }
+        #expect(abs(early.peak - late.peak) < 0.01, "peak \(early.peak) from \(start) s, \(late.peak) from 2 s")
+    }
+
+    /// The lead-in before a stream is scored (so a replay of the scores sees what the live
+    /// detector saw), timed before the first frame's end, and a reset starts it again.
+    @Test func theLeadInIsScoredBeforeTheStreamsFirstFrame() throws {
+        let model = longMemoryToneModel()
+        let firstFrameEnd = Double(model.frontend.frameLength) / 16_000
+        let detector = try Detector(models: [model])
+        var times: [Double] = []
+        detector.onScore = { times.append($0.time) }
+        _ = detector.process([Float](repeating: 0, count: 1_600))
+        let leadIn = times.filter { $0 < firstFrameEnd }
+        #expect(leadIn.count > 50, "\(leadIn.count) scores of the lead-in")
+        #expect(Double(leadIn.count) * 0.02 * 16_000 >= Double(model.warmUpSamples), "the lead-in covers the receptive field")
+        #expect(times.count > leadIn.count && times.last! <= 0.1, "the stream's own scores after the lead-in's")
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "in time order")
+        times.removeAll()
+        detector.reset()
+        _ = detector.process([Float](repeating: 0, count: 1_600))
+        #expect(times.filter { $0 < firstFrameEnd }.count == leadIn.count, "a reset starts a stream: the lead-in again")
+    }
+
     @Test func replayingScoresGivesTheLiveDetectorsDetectionsAtEveryThreshold() throws {
         // Tones of falling loudness, so that higher thresholds drop some of them; a trigger level
         // and refractory period that matter (tones 0.3 s apart merge into one detection).

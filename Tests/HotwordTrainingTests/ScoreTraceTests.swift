@@ -16,7 +16,7 @@ import Testing
             var companion = ToneModels.model(keyword: "tone", frequency: 2_500)
             companion.frontend.frameShift = 480
             model.companion = CompanionNetwork(frontend: companion.frontend, layers: companion.layers)
-            #expect(ScoreTrace.outputShift(of: model) == 960)
+            #expect(model.outputShift == 960)
         }
         let tones = stride(from: 3.0, to: 400, by: 7.3).map { (start: $0, frequency: $0.truncatingRemainder(dividingBy: 2) < 1 ? 1_000.0 : 2_500) }
         let stream = EvaluationStream(positives: [], negatives: [ToneModels.signal(seconds: 400, tones: tones)], noise: [], snr: nil, seed: 1)

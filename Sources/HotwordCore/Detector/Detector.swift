@@ -3,6 +3,15 @@
 /// Models that share frontend settings share one `FeatureExtractor`. Feed chunks of any size:
 /// scores and detections are identical to feeding the whole signal at once. Allocates nothing
 /// per chunk. One instance per stream, used from one thread at a time.
+///
+/// A stream does not start deaf: at its first frame (after `init` and every `reset()`) every
+/// network first hears `warmUpSamples` of lead-in — copies of that frame, as if its sound had
+/// been there all along (`FeatureExtractor`, "Lead-in") — so a wake word said in the first
+/// second is scored like one said after a pause. Without it the networks' first outputs would
+/// come from their zero state, which no training example ever produced, and the first ~2 s (the
+/// receptive field of a pair on the speech embedding) could not trigger at all. The lead-in's
+/// scores go to `onScore` with times before the first frame's end (times count from the stream's
+/// first sample); nothing is detected there.
 public final class Detector {
     /// Multiplies every input sample before feature extraction (global microphone gain).
     public var gain: Float {
@@ -14,6 +23,10 @@ public final class Detector {
     public private(set) var samplesProcessed = 0
 
     public let keywords: [String]
+    /// The audio every model needs to have heard before its outputs depend on audio alone (the
+    /// longest receptive field, companions included), in samples: the lead-in's length, a whole
+    /// number of every network's output periods, so outputs fall where they would without it.
+    public let warmUpSamples: Int
     private let groups: [FrontendGroup]
     private let scorers: [KeywordScorer]
     private let scaled: UnsafeMutablePointer<Float>
@@ -53,8 +66,12 @@ public final class Detector {
                 add(NetworkRunner(network: StreamingNetwork(model: companion), scorer: scorer, isCompanion: true), on: companion.frontend)
             }
         }
+        let period = models.map(\.outputShift).reduce(1, KeywordModel.leastCommonMultiple)
+        let longest = models.map(\.warmUpSamples).max()!
+        let warmUpSamples = (longest + period - 1) / period * period
+        self.warmUpSamples = warmUpSamples
         // Models were validated, which validates their frontend configs.
-        groups = frontendOrder.map { FrontendGroup(config: $0, networks: byFrontend[$0]!) }
+        groups = frontendOrder.map { FrontendGroup(config: $0, networks: byFrontend[$0]!, leadInSamples: warmUpSamples) }
         self.scorers = scorers
         keywords = allKeywords
         self.gain = gain
@@ -120,19 +137,24 @@ private final class FrontendGroup {
     let config: FrontendConfig
     let extractor: FeatureExtractor
     let networks: [NetworkRunner]
+    /// Samples of lead-in before the stream's first: times count from the sample after them.
+    let leadInSamples: Int
     var framesEmitted = 0
 
     /// `config` must be valid.
-    init(config: FrontendConfig, networks: [NetworkRunner]) {
+    init(config: FrontendConfig, networks: [NetworkRunner], leadInSamples: Int) {
         self.config = config
-        extractor = try! FeatureExtractor(config: config)
+        // A whole number of frames: every network's output period is.
+        extractor = try! FeatureExtractor(config: config, leadInFrames: leadInSamples / config.frameShift)
         self.networks = networks
+        self.leadInSamples = leadInSamples
     }
 
     func process(_ samples: UnsafeBufferPointer<Float>, onScore: ((ScoreEvent) -> Void)?, onDetection: (Detection) -> Void) {
         extractor.process(samples) { frame in
-            // Frame t covers samples [t·shift, t·shift + length): it is heard at its end.
-            let time = Double(framesEmitted * config.outputFrameShift + config.outputFrameLength) / Double(config.sampleRate)
+            // Frame t covers samples [t·shift, t·shift + length) of lead-in and stream: it is heard at its end.
+            let end = framesEmitted * config.outputFrameShift + config.outputFrameLength - leadInSamples
+            let time = Double(end) / Double(config.sampleRate)
             framesEmitted += 1
             for runner in networks {
                 runner.push(frame.baseAddress!, time: time, onScore: onScore, onDetection: onDetection)
@@ -198,7 +220,8 @@ private final class KeywordScorer {
             return KeywordTrigger(
                 keyword: keyword, threshold: defaults.sensitivityMap.threshold(forSensitivity: sensitivity),
                 smoothingOutputs: Int((Double(smoothing) * outputsPerSecond).rounded()), triggerLevel: triggerLevel,
-                refractorySeconds: Double(refractory), warmupOutputs: warmup)
+                refractorySeconds: Double(refractory), warmupOutputs: warmup,
+                firstFrameEnd: Double(model.frontend.frameLength) / Double(model.frontend.sampleRate))
         }
     }
 

@@ -7,6 +7,9 @@ struct KeywordTrigger {
     let refractorySeconds: Double
     /// Outputs before the network has seen a full receptive field of real audio; ignored.
     let warmupOutputs: Int
+    /// The end of the stream's first frame, seconds: outputs timed before it heard only the
+    /// detector's lead-in (copies of that frame), and never detect.
+    let firstFrameEnd: Double
 
     private var window: [Float]
     private var windowNext = 0
@@ -15,7 +18,9 @@ struct KeywordTrigger {
     private var outputsSeen = 0
     private var quietUntil = -Double.infinity
 
-    init(keyword: String, threshold: Float, smoothingOutputs: Int, triggerLevel: Int, refractorySeconds: Double, warmupOutputs: Int) {
+    init(keyword: String, threshold: Float, smoothingOutputs: Int, triggerLevel: Int, refractorySeconds: Double, warmupOutputs: Int,
+         firstFrameEnd: Double) {
+        self.firstFrameEnd = firstFrameEnd
         self.keyword = keyword
         self.threshold = threshold
         self.triggerLevel = triggerLevel
@@ -37,7 +42,7 @@ struct KeywordTrigger {
 
         outputsSeen += 1
         runAboveThreshold = smoothed >= threshold ? runAboveThreshold + 1 : 0
-        guard outputsSeen > warmupOutputs, runAboveThreshold >= triggerLevel, time >= quietUntil else {
+        guard time >= firstFrameEnd, outputsSeen > warmupOutputs, runAboveThreshold >= triggerLevel, time >= quietUntil else {
             return (smoothed, nil)
         }
         runAboveThreshold = 0

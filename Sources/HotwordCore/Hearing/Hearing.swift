@@ -127,7 +127,7 @@ public final class Hearing {
         self.audio = audio
         self.ownSound = ownSound
         recorder = UtteranceRecorder(settings: settings.recording)
-        warmUp = models.map(Self.warmUpSamples).max() ?? 0
+        warmUp = detector.warmUpSamples
         preRoll = .allocate(capacity: max(1, recorder.preRollSamples))
         priming = .allocate(capacity: max(1, warmUp))
         silence = .allocate(capacity: 1_024)
@@ -452,13 +452,5 @@ public final class Hearing {
         emit(.audioLost(samples: unreportedLoss))
         unreportedLoss = 0
         lossReported = nextPosition
-    }
-
-    /// The audio a model must hear before it can detect: its receptive field, in samples.
-    private static func warmUpSamples(_ model: KeywordModel) -> Int {
-        if let companion = model.companionModel { return max(warmUpSamples(model.withoutCompanion), warmUpSamples(companion)) }
-        let frontend = model.frontend
-        let frames = model.receptiveField + model.totalStride - 1
-        return ((frames - 1) * frontend.outputFrameShift + frontend.outputFrameLength) * AudioFormat.sampleRate / frontend.sampleRate
     }
 }

@@ -55,6 +55,28 @@ public struct KeywordModel: Sendable, Hashable {
         return field
     }
 
+    /// Samples between network outputs; for a model with a companion, between outputs of both
+    /// (the least common multiple of the two periods).
+    public var outputShift: Int {
+        let own = frontend.outputFrameShift * totalStride
+        guard let companionModel else { return own }
+        return Self.leastCommonMultiple(own, companionModel.outputShift)
+    }
+
+    public static func leastCommonMultiple(_ a: Int, _ b: Int) -> Int {
+        var (x, y) = (a, b)
+        while y != 0 { (x, y) = (y, x % y) }
+        return a / x * b
+    }
+
+    /// The audio a model must hear before its outputs depend on nothing but audio: its receptive
+    /// field (and its companion's), in samples of the model's sample rate.
+    public var warmUpSamples: Int {
+        if let companionModel { return max(withoutCompanion.warmUpSamples, companionModel.warmUpSamples) }
+        let frames = receptiveField + totalStride - 1
+        return (frames - 1) * frontend.outputFrameShift + frontend.outputFrameLength
+    }
+
     /// Multiply-adds per second of audio, counting each layer at its own frame rate, and the
     /// frontend's speech embedding as a stream computes it, if it has one (shared by every model
     /// on the same one).

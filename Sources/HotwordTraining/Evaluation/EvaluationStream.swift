@@ -78,7 +78,7 @@ public struct EvaluationStream: Sendable {
                 return (clip: clip, name: negativeLabels[i], source: index(speechSources[i]),
                         tail: clip.count - (SpeechBounds.find(in: clip)?.end ?? clip.count))
             },
-            noise: noise.map { Mixing.normalise($0, toRMS: 1) },
+            noise: noise.map(Self.atUnitLevel),
             noiseAlone: noiseAlone.flatMap { set in
                 zip(set.clips, labels(set.names, of: set.clips, "\(set.source) noise")).map {
                     (clip: Mixing.normalise($0, toRMS: pow(10, Self.speechLevel / 20)), name: $1, source: index(set.source))
@@ -97,7 +97,7 @@ public struct EvaluationStream: Sendable {
     }
 
     /// `clip` scaled so that its speech is at `speechLevel`.
-    private static func levelled(_ clip: [Float]) -> [Float] {
+    static func levelled(_ clip: [Float]) -> [Float] {
         let bounds = SpeechBounds.find(in: clip).map { $0.start..<$0.end } ?? clip.indices
         let level = Mixing.rms(clip[bounds])
         guard level > 1e-7 else { return clip }
@@ -190,14 +190,23 @@ public struct EvaluationStream: Sendable {
             stream += [Float](repeating: 0, count: Int(Double.random(in: seconds, using: &rng) * Double(sampleRate)))
         }
 
-        /// The noise recordings in a fresh order, looped from a random point, at `snr` below the speech level.
         private mutating func addNoise(from start: Int, snr: Float) {
-            let noiseBed = noise.shuffled(using: &rng).reduce(into: [Float]()) { $0 += $1 }
-            let scale = pow(10, (EvaluationStream.speechLevel - snr) / 20)
-            let offset = Int.random(in: 0..<max(noiseBed.count, 1), using: &rng)
-            for i in start..<stream.count {
-                stream[i] = max(-1, min(1, stream[i] + scale * noiseBed[(offset + i - start) % noiseBed.count]))
-            }
+            EvaluationStream.addNoise(noise, to: &stream, from: start, snr: snr, using: &rng)
+        }
+    }
+
+    /// A noise recording scaled to an RMS level of 1, as `addNoise` takes them.
+    static func atUnitLevel(_ noise: [Float]) -> [Float] { Mixing.normalise(noise, toRMS: 1) }
+
+    /// Adds the noise recordings (`atUnitLevel`) to `samples[start...]`, in a fresh order, looped
+    /// from a random point, at `snr` dB below the speech level.
+    static func addNoise(_ noise: [[Float]], to samples: inout [Float], from start: Int, snr: Float, using rng: inout SeededRandom) {
+        let noiseBed = noise.shuffled(using: &rng).reduce(into: [Float]()) { $0 += $1 }
+        guard !noiseBed.isEmpty else { return }
+        let scale = pow(10, (speechLevel - snr) / 20)
+        let offset = Int.random(in: 0..<noiseBed.count, using: &rng)
+        for i in start..<samples.count {
+            samples[i] = max(-1, min(1, samples[i] + scale * noiseBed[(offset + i - start) % noiseBed.count]))
         }
     }
 }

@@ -21,7 +21,7 @@ public struct ScoreTrace: Sendable {
                 pieces: Int = ProcessInfo.processInfo.activeProcessorCount) throws(DetectorError) {
         let keyword = model.keywords[0]
         let warmUp = Self.warmUp(for: model)
-        let outputShift = Self.outputShift(of: model)
+        let outputShift = model.outputShift
         // A stretch at least twice as long as its warm-up, or the warm-ups cost more than they save.
         let count = max(1, min(pieces, stream.samples.count / max(2 * warmUp, 1)))
         let length = (stream.samples.count / count + outputShift - 1) / outputShift * outputShift
@@ -49,16 +49,6 @@ public struct ScoreTrace: Sendable {
         self.stream = stream
         self.keyword = keyword
         scores = Array(stretches.joined())
-    }
-
-    /// Samples between network outputs; for a model with a companion, between outputs of both.
-    static func outputShift(of model: KeywordModel) -> Int {
-        func shift(_ network: KeywordModel) -> Int { network.frontend.outputFrameShift * network.totalStride }
-        guard let companion = model.companionModel else { return shift(model) }
-        let a = shift(model), b = shift(companion)
-        var (x, y) = (a, b)
-        while y != 0 { (x, y) = (y, x % y) }
-        return a / x * b
     }
 
     /// Audio a fresh detector hears before its scores count: a minute, or sixty time constants of
