@@ -1,4 +1,5 @@
 import Foundation
+import HotwordFolders
 
 /// SUSI's skill groups and skill lists, kept for `maxAge` in `cacheFolder` so a voice device can
 /// list them offline and without a round trip. A cached list older than that is still used when
@@ -28,9 +29,10 @@ public struct SUSISkillCatalog: Sendable {
         self.maxAge = maxAge
     }
 
-    /// The cache lives next to the SUSI token: in the service's state directory, or the user's cache folder.
-    public static func defaultCacheFolder(tokenFile: URL) -> URL {
-        tokenFile.deletingLastPathComponent().appendingPathComponent("susi-skills")
+    /// In the cache folder: `$CACHE_DIRECTORY/susi-skills` in a systemd service, otherwise
+    /// `~/.cache/hotword/susi-skills` (see `UserFolder`).
+    public static func defaultCacheFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        UserFolder.cache.file("susi-skills", environment: environment)
     }
 
     /// The group names of the `general` model.

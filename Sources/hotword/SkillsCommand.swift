@@ -36,7 +36,7 @@ struct SkillsCommand: AsyncParsableCommand {
     func run() async throws {
         let settings = try susi.settings()
         let catalog = SUSISkillCatalog(client: susi.client(settings),
-                                       cacheFolder: SUSISkillCatalog.defaultCacheFolder(tokenFile: settings.susiLogin.tokenFile))
+                                       cacheFolder: SUSISkillCatalog.defaultCacheFolder())
         do {
             if group == nil, !all, search == nil {
                 let groups = try await catalog.groups()

@@ -20,6 +20,8 @@ public struct AssistantConfiguration: Sendable, Equatable {
     /// The SUSI server and what is sent to it; the account comes from `susiLogin`.
     public var susi: SUSIConfiguration
     public var susiLogin = SUSILogin()
+    /// Where SUSI's skill lists are cached (not a key of the file: see `UserFolder`).
+    public var skillCacheFolder = SUSISkillCatalog.defaultCacheFolder()
     /// How many table rows or news titles are spoken (all are printed).
     public var spokenItems = 3
     /// `[susi] sync_settings`: `run` pulls the account's settings at start and on reload.

@@ -1,4 +1,5 @@
 import Foundation
+import HotwordFolders
 import HotwordCore
 import HotwordModels
 import HotwordTOML
@@ -7,11 +8,9 @@ import HotwordTOML
 public enum ConfigurationFiles {
     public static let system = "/etc/hotword/hotword.toml"
 
-    /// `$XDG_CONFIG_HOME/hotword/hotword.toml`, or `~/.config/hotword/hotword.toml`.
+    /// In the config folder: `$XDG_CONFIG_HOME/hotword/hotword.toml`, or `~/.config/hotword/hotword.toml`.
     public static func user(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ((environment["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".config")
-        return (base as NSString).appendingPathComponent("hotword/hotword.toml")
+        UserFolder.config.file("hotword.toml", environment: environment).path
     }
 
     /// The system and user files that exist, system first (the user's values win).
