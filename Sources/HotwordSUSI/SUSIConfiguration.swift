@@ -88,6 +88,7 @@ public struct SUSIConfiguration: Sendable, Equatable {
 /// and reflection (`dump`, `print`) redact the password.
 public struct SUSIAccount: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
     public var login: String
+    /// Empty: only the token `hotword login` kept in `tokenFile` is used, and not renewed.
     public var password: String
     /// Where the access token is cached between runs (created with mode 0600).
     public var tokenFile: URL

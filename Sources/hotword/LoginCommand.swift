@@ -12,7 +12,7 @@ struct LoginCommand: AsyncParsableCommand {
             input. The password is not stored, and neither it nor the token is printed.
             """)
 
-    @Option(help: "The account's e-mail address (default: [susi] login, which needs [susi] password too).")
+    @Option(help: "The account's e-mail address (default: [susi] login).")
     var login: String?
 
     @OptionGroup var susi: SUSIOptions

@@ -168,8 +168,8 @@ public struct SpeechToTextSettings: Sendable, Equatable {
     }
 }
 
-/// The SUSI account in `[susi]`; both empty for anonymous use. The password is never shown:
-/// `description` and reflection redact it.
+/// The SUSI account in `[susi]`: `login` and `password`, `login` alone, or neither. The password
+/// is never shown: `description` and reflection redact it.
 public struct SUSILogin: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
     public var login = ""
     public var password = ""
@@ -177,8 +177,13 @@ public struct SUSILogin: Sendable, Equatable, CustomStringConvertible, CustomRef
 
     public init() {}
 
+    /// With a password, `login` (logging in again whenever the token expires). Without one, the
+    /// account `hotword login` kept a token for in `tokenFile` — if `login` is set, only when it
+    /// is that account — asking with that token until it expires. Nil (anonymous) otherwise.
     public var account: SUSIAccount? {
-        login.isEmpty ? nil : SUSIAccount(login: login, password: password, tokenFile: tokenFile)
+        if !login.isEmpty, !password.isEmpty { return SUSIAccount(login: login, password: password, tokenFile: tokenFile) }
+        guard let kept = SUSIClient.login(keptIn: tokenFile), login.isEmpty || login == kept else { return nil }
+        return SUSIAccount(login: kept, password: "", tokenFile: tokenFile)
     }
 
     public var description: String {

@@ -147,10 +147,9 @@ public enum ConfigurationLoader {
                         expected: "the program and its arguments (needed by backend = \"command\")", fallback: ["tts", "backend"])
             }
             let login = configuration.susiLogin
-            if login.login.isEmpty != login.password.isEmpty {
-                let missing = login.login.isEmpty ? "login" : "password"
-                invalid(["susi", missing], "\"\"", expected: "a \(missing) too, since the other is set",
-                        fallback: ["susi", missing == "login" ? "password" : "login"])
+            // A login alone is the account `hotword login` keeps the token of; a password alone is no account.
+            if login.login.isEmpty, !login.password.isEmpty {
+                invalid(["susi", "password"], "<redacted>", expected: "no password without a login (the account's e-mail address)")
             }
         }
 
