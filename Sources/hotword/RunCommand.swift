@@ -48,6 +48,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var detector: DetectorOptions
 
+    @OptionGroup var phraseCheck: PhraseCheckSwitch
+
     @Option(help: "The SUSI server, e.g. http://localhost:4000.")
     var server: String?
 
@@ -83,7 +85,13 @@ struct RunCommand: AsyncParsableCommand {
         let logger = Logger(label: "hotword.run")
         let signals = RunSignals()
         let configuration: AssistantConfiguration
-        do { configuration = try await settings(logger: logger) } catch { throw CommandFailure("\(error)", status: .configuration) }
+        do {
+            configuration = try await settings(logger: logger)
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            throw CommandFailure("\(error)", status: .configuration)
+        }
         let notifier: ServiceNotifier?
         do {
             notifier = try ServiceNotifier.fromEnvironment()
@@ -142,10 +150,12 @@ struct RunCommand: AsyncParsableCommand {
         if let playbackDevice { configuration.audio.playbackDevice = playbackDevice }
         if !detector.givenModels.isEmpty { configuration.wake.models = detector.givenModels }
         if let gain = detector.gain { configuration.audio.gain = gain }
-        if detector.sensitivity != nil {
-            // One value, or one per keyword of the chosen models: those override the files.
-            try detector.applySensitivity(to: &configuration, keywords: try detector.loadModels().flatMap(\.keywords))
+        if !detector.sensitivity.isEmpty {
+            // For the keywords of the models that will listen: these override the files.
+            let models = try configuration.wake.models.map(DetectorOptions.loadModel)
+            try detector.applySensitivity(to: &configuration, keywords: models.flatMap(\.keywords))
         }
+        phraseCheck.apply(to: &configuration)
         if let server { configuration.susi.server = URL(string: server)! }
         if let language { configuration.susi.language = language }
         if let stt { configuration.stt.backend = stt }

@@ -31,6 +31,8 @@ struct ServeCommand: ParsableCommand {
 
     @OptionGroup var detector: DetectorOptions
 
+    @OptionGroup var phraseCheck: PhraseCheckSwitch
+
     @Flag(help: "Do not announce the service with Zeroconf.")
     var noZeroconf = false
 
@@ -51,6 +53,8 @@ struct ServeCommand: ParsableCommand {
         let catalog: WakeWordCatalog
         do {
             (settings, catalog) = try serverSettings()
+        } catch let error as ValidationError {
+            throw error
         } catch {
             throw CommandFailure("\(error)", status: .configuration)
         }
@@ -78,7 +82,8 @@ struct ServeCommand: ParsableCommand {
     }
 
     /// `[wyoming]` from the files with the options over it, and the models it serves loaded
-    /// with their detector settings (`[wake]`, `[wake.keywords."…"]`, `[detector]`, `--sensitivity`).
+    /// with their detector settings (`[wake]`, `[wake.keywords."…"]`, `[detector]`, `--sensitivity`,
+    /// `--[no-]check-phrase`).
     private func serverSettings() throws -> (WyomingSettings, WakeWordCatalog) {
         var configuration = try SettingsFiles.load(only: config)
         if let wyoming { configuration.wyoming.endpoint = try WyomingEndpoint(parsing: wyoming) }
@@ -86,6 +91,7 @@ struct ServeCommand: ParsableCommand {
         if let gain = detector.gain { configuration.audio.gain = gain }
         let models = try configuration.wyoming.models.map { name in (name, try DetectorOptions.loadModel(name)) }
         try detector.applySensitivity(to: &configuration, keywords: models.flatMap(\.1.keywords))
+        phraseCheck.apply(to: &configuration)
         let entries = models.map { name, model in
             // A path is served under its file name: /models/kitchen.hwks as "kitchen".
             WakeWordEntry(name: URL(fileURLWithPath: name).deletingPathExtension().lastPathComponent, model: model,

@@ -181,6 +181,26 @@ struct RunCommandTests {
             + " — list devices with `hotword devices` and choose one with --device NAME or capture_device in [audio] of hotword.toml\n")
     }
 
+    /// What `run --help`, the README and the model cards tell users to type is taken: with these
+    /// options `run` gets as far as the microphone.
+    @Test func theDocumentedSensitivityAndPhraseCheckOptionsAreTaken() async throws {
+        _ = ALSATestDevices.configPath
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("hotword.toml")
+        try Data().write(to: config)
+        let start = ["run", "--config", config.path, "--device", ALSATestDevices.missingName]
+        for options in [["--sensitivity", "hey_susi=0.8"], ["--sensitivity", "hey susi=0.8", "--no-check-phrase"],
+                        ["--sensitivity", "0.7"], ["--check-phrase"]] {
+            let result = try await HotwordBinary.run(start + options)
+            #expect(result.status == 78 && result.stderr.hasPrefix("Error: capture device"), "\(options): \(result.stderr)")
+        }
+        let unknown = try await HotwordBinary.run(start + ["--sensitivity", "hey_jude=0.8"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.hasPrefix("Error: --sensitivity 'hey_jude=0.8': no keyword 'hey_jude' in the models loaded ('hey susi')\nUsage: hotword run "),
+                "\(unknown.stderr)")
+    }
+
     @Test func aBrokenConfigurationIsReportedBeforeAnythingStarts() async throws {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -51,7 +51,7 @@ public struct AssistantConfiguration: Sendable, Equatable {
     public func keywordSettings(for keywords: [String]) -> [String: KeywordSettings] {
         var settings: [String: KeywordSettings] = [:]
         for keyword in keywords {
-            let own = wake.keywords[keyword] ?? KeywordSettings()
+            let own = wake.keywords[KeywordName.normalized(keyword)] ?? KeywordSettings()
             settings[keyword] = KeywordSettings(
                 sensitivity: own.sensitivity ?? wake.sensitivity,
                 smoothingSeconds: own.smoothingSeconds ?? detector.smoothingSeconds,
@@ -97,7 +97,7 @@ public struct WakeSettings: Sendable, Equatable {
     public var models = ["hey_susi"]
     /// The sensitivity of every keyword without its own; nil keeps the models' tuned 0.5.
     public var sensitivity: Float?
-    /// Per keyword (`[wake.keywords."hey susi"]`).
+    /// Per keyword (`[wake.keywords."hey susi"]`), by `KeywordName.normalized` spelling.
     public var keywords: [String: KeywordSettings] = [:]
     /// The sensitivity while the assistant's own sound (cue, answer) may reach the microphone:
     /// lower than the normal one, so its own voice does not wake it but a clear wake word does.
