@@ -22,14 +22,14 @@ struct HistoryShowCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON (one array of exchanges, every field) instead of text.")
     var json = false
 
-    @Flag(name: .customLong("server"),
-          help: "Show what the SUSI server ([susi] server) remembers instead, as `hotword history server` does.")
-    var fromServer = false
+    @Option(help: "Show what this SUSI server remembers instead, as `hotword history server --server URL` does.")
+    var server: String?
 
     @Option(help: ArgumentHelp("Read settings from this file only (instead of the system and user files).", valueName: "FILE"))
     var config: String?
 
     func validate() throws {
+        try SUSIOptions.checkServer(server)
         guard last > 0 else { throw ValidationError("--last must be at least 1, not \(last).") }
         if let since, Self.date(since) == nil {
             throw ValidationError("--since must be a date (2026-11-25) or a time (2026-11-25T14:30:00Z), not '\(since)'.")
@@ -37,8 +37,9 @@ struct HistoryShowCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let settings = try SettingsFiles.load(only: config)
-        if fromServer {
+        var settings = try SettingsFiles.load(only: config)
+        if let server {
+            settings.susi.server = URL(string: server)!
             try await HistoryServerCommand.show(SUSIClient(configuration: settings.susi), tokenFile: settings.susiLogin.tokenFile, json: json)
             return
         }

@@ -75,9 +75,7 @@ struct RunCommand: AsyncParsableCommand {
         if let gain = detector.gain, !(gain.isFinite && gain > 0 && gain <= 100) {
             throw ValidationError("--gain must be more than 0 and at most 100, not \(gain)")
         }
-        if let server, URL(string: server).map({ ["http", "https"].contains($0.scheme?.lowercased() ?? "") && $0.host != nil }) != true {
-            throw ValidationError("--server must be an http or https URL, not '\(server)'")
-        }
+        try SUSIOptions.checkServer(server)
     }
 
     func run() async throws {

@@ -188,7 +188,10 @@ struct SUSIHistoryCommandTests {
         #expect(blocks[1].contains("You: stock quotes\nSUSI: Here is a currency rate table:\nValuta   Quota"))
         let json = try await hotword("history", "server", "--json", "--config", config)
         #expect((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [Any])?.count == 2)
-        // `--server` of `hotword history` itself: the same, from [susi] server.
-        #expect(try await hotword("history", "--server", "--config", config).stdout == memory.stdout)
+        // `--server URL` of `hotword history` itself is a URL, as everywhere: that server's memory.
+        let named = try await hotword("history", "--server", server.baseURL.absoluteString, "--config", config)
+        #expect(named.status == 0 && named.stdout == memory.stdout, "\(named.stderr)")
+        let notURL = try await hotword("history", "--server", "nowhere")
+        #expect(notURL.status == 64 && notURL.stderr.hasPrefix("Error: --server must be an http or https URL, not 'nowhere'."))
     }
 }
