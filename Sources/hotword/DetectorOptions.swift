@@ -50,6 +50,9 @@ struct DetectorOptions: ParsableArguments {
 
     func validate() throws {
         _ = try SensitivityOption(sensitivity)
+        if let gain, !(gain.isFinite && gain > 0 && gain <= 100) {
+            throw ValidationError("--gain must be more than 0 and at most 100, not \(gain)")
+        }
     }
 
     /// `--sensitivity` per keyword of `keywords`; empty when it was not given. A keyword name

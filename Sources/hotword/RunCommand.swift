@@ -72,9 +72,6 @@ struct RunCommand: AsyncParsableCommand {
     var verbose = false
 
     func validate() throws {
-        if let gain = detector.gain, !(gain.isFinite && gain > 0 && gain <= 100) {
-            throw ValidationError("--gain must be more than 0 and at most 100, not \(gain)")
-        }
         try SUSIOptions.checkServer(server)
     }
 
@@ -108,11 +105,7 @@ struct RunCommand: AsyncParsableCommand {
                 ? "\(error) and choose one with --device NAME or capture_device in [audio] of hotword.toml" : error.description,
                 status: .configuration)
         } catch .playback(let error) {
-            let message = error.suggestsAnotherDevice
-                ? "\(error) and choose one with --playback-device NAME or playback_device in [audio] of hotword.toml" : error.description
-            // A loudspeaker ALSA knows but cannot open now (busy, unplugged) may be there at the next start.
-            if case .cannotOpen(let name, _, _, _) = error, AudioDevices.isKnown(name) { throw CommandFailure(message) }
-            throw CommandFailure(message, status: .configuration)
+            throw CommandFailure.device(error, choose: "--playback-device NAME or playback_device in [audio] of hotword.toml")
         } catch {
             throw CommandFailure(error.description, status: .configuration)
         }

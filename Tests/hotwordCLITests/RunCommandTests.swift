@@ -230,6 +230,7 @@ struct ConfigCheckCommandTests {
         #expect(result.stdout == "")
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines == [
+            "Error: 2 problems in the configuration:",
             "\(config.path):2: audio.volume = 120 is invalid: expected a whole number from 0 to 100 percent",
             "\(config.path):4: unknown key 'wake.sensitivty' (did you mean 'sensitivity'?)",
         ])
@@ -242,7 +243,7 @@ struct ConfigCheckCommandTests {
         try Data("[wake]\nmodels = [\"no_such_model\"]\n".utf8).write(to: config)
         let result = try await HotwordBinary.run(["config", "check", config.path])
         #expect(result.status == 78)
-        #expect(result.stderr.hasPrefix("\(config.path):2: wake.models = \"no_such_model\" is invalid: expected a bundled model name or a .hwks file (no model named 'no_such_model'"))
+        #expect(result.stderr.hasPrefix("Error: \(config.path):2: wake.models = \"no_such_model\" is invalid: expected a bundled model name or a .hwks file (no model named 'no_such_model'"))
     }
 
     @Test func aGoodFileIsOK() async throws {

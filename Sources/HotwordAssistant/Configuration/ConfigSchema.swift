@@ -137,8 +137,8 @@ enum ConfigSchema {
         ], subsections: ["espeak", "command", "wyoming"]),
         "tts.espeak": Section(keys: [
             key("voice", .string()) { $0.tts.espeak.voice = $1 },
-            key("rate", .integer(80...450, "words per minute")) { $0.tts.espeak.rate = $1 },
-            key("pitch", .integer(0...100, "")) { $0.tts.espeak.pitch = $1 },
+            key("rate", .integer(EspeakConfiguration.rates, "words per minute")) { $0.tts.espeak.rate = $1 },
+            key("pitch", .integer(EspeakConfiguration.pitches, "")) { $0.tts.espeak.pitch = $1 },
         ], subsections: []),
         "tts.command": Section(keys: [
             key("arguments", .list(allowEmpty: true)) { $0.tts.commandArguments = $1 },

@@ -10,6 +10,10 @@ public struct EspeakConfiguration: Sendable, Equatable {
     /// Base pitch (0–100, 50 is the voice's normal pitch).
     public var pitch: Int
 
+    /// espeak-ng's own limits: the words per minute and the pitches it takes.
+    public static let rates = Int(espeakRATE_MINIMUM)...Int(espeakRATE_MAXIMUM)
+    public static let pitches = 0...100
+
     public init(voice: String = "en-us", rate: Int = 175, pitch: Int = 50) {
         self.voice = voice
         self.rate = rate
@@ -26,12 +30,12 @@ public struct EspeakSynthesizer: SpeechSynthesizer {
 
     /// Checks the settings; the engine itself loads on first use.
     public init(_ configuration: EspeakConfiguration = EspeakConfiguration()) throws(TextToSpeechError) {
-        let rates = Int(espeakRATE_MINIMUM)...Int(espeakRATE_MAXIMUM)
+        let rates = EspeakConfiguration.rates
         guard rates.contains(configuration.rate) else {
             throw .invalidSetting(backend: "espeak-ng", name: "rate", value: "\(configuration.rate)",
                                   expected: "\(rates.lowerBound)–\(rates.upperBound) words per minute")
         }
-        guard (0...100).contains(configuration.pitch) else {
+        guard EspeakConfiguration.pitches.contains(configuration.pitch) else {
             throw .invalidSetting(backend: "espeak-ng", name: "pitch", value: "\(configuration.pitch)", expected: "0–100")
         }
         self.configuration = configuration
