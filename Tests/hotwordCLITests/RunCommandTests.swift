@@ -223,17 +223,26 @@ struct ConfigCheckCommandTests {
             volume = 120
             [wake]
             sensitivty = 0.4
-            models = ["no_such_model"]
+            models = ["hey_susi", "computr"]
+            [wake.keywords.hey_susi]
+            sensitivity = 0.6
+            [wake.keywords."hey jude"]
+            sensitivity = 0.6
             """.utf8).write(to: config)
         let result = try await HotwordBinary.run(["config", "check", config.path])
         #expect(result.status == 78)
         #expect(result.stdout == "")
         let lines = result.stderr.split(separator: "\n").map(String.init)
-        #expect(lines == [
-            "Error: 2 problems in the configuration:",
+        try #require(lines.count == 5, "\(result.stderr)")
+        #expect(Array(lines[..<3]) == [
+            "Error: 4 problems in the configuration:",
             "\(config.path):2: audio.volume = 120 is invalid: expected a whole number from 0 to 100 percent",
             "\(config.path):4: unknown key 'wake.sensitivty' (did you mean 'sensitivity'?)",
         ])
+        // The models are checked even with other problems in the file, and a misspelt one named.
+        #expect(lines[3].hasPrefix("\(config.path):5: wake.models = \"computr\" is invalid: expected a bundled model name or a .hwks file (did you mean 'computer'?) (no model named 'computr'"))
+        // hey_susi is the model's "hey susi"; a table for a keyword no model has would be ignored.
+        #expect(lines[4] == "\(config.path):8: wake.keywords.\"hey jude\" = {…} is invalid: expected a keyword of the models loaded (\"hey susi\"); this table is ignored")
     }
 
     @Test func missingModelsAreProblemsToo() async throws {
