@@ -87,6 +87,8 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure("\(error)", status: .configuration)
         }
+        // Said, not fatal: the assistant still listens and answers in print (as when an engine fails).
+        for setting in (try? configuration.unusableSpeechSettings()) ?? [] { logger.warning("\(setting)") }
         let notifier: ServiceNotifier?
         do {
             notifier = try ServiceNotifier.fromEnvironment()

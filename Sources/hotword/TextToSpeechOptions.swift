@@ -36,6 +36,9 @@ struct TextToSpeechOptions: ParsableArguments {
 
     func validate() throws {
         if backend == TextToSpeechSettings.Backend.none { throw ValidationError("--backend none would say nothing: choose espeak, command or wyoming.") }
+        if let voice, try EspeakSynthesizer.language(ofVoice: voice) == nil {
+            throw ValidationError("--voice \(voice): espeak-ng has no such voice (`espeak-ng --voices` lists them).")
+        }
         if let rate, !EspeakConfiguration.rates.contains(rate) {
             throw ValidationError("--rate must be \(EspeakConfiguration.rates.lowerBound)–\(EspeakConfiguration.rates.upperBound) words per minute, not \(rate).")
         }
@@ -68,6 +71,10 @@ struct TextToSpeechOptions: ParsableArguments {
         }
         if settings.backend == .none {
             throw ValidationError("tts.backend is \"none\", which would say nothing: choose one with --backend.")
+        }
+        if settings.backend == .espeak, try EspeakSynthesizer.language(ofVoice: settings.espeak.voice) == nil {
+            throw CommandFailure("tts.espeak.voice = \"\(settings.espeak.voice)\": espeak-ng has no such voice (`espeak-ng --voices` lists them)",
+                                 status: .configuration)
         }
         return settings.selected
     }

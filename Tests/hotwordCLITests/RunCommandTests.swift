@@ -255,6 +255,34 @@ struct ConfigCheckCommandTests {
         #expect(result.stderr.hasPrefix("Error: \(config.path):2: wake.models = \"no_such_model\" is invalid: expected a bundled model name or a .hwks file (no model named 'no_such_model'"))
     }
 
+    /// Voices and languages the engines do not have would fail at the first answer, or never be
+    /// noticed: config check names them, and run says so at start.
+    @Test func voicesAndLanguagesTheEnginesLackAreNamed() async throws {
+        _ = ALSATestDevices.configPath
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("hotword.toml")
+        try Data("[susi]\nlanguage = \"de\"\n[tts.espeak]\nvoice = \"en-us\"\n".utf8).write(to: config)
+        let check = try await HotwordBinary.run(["config", "check", config.path])
+        #expect(check.status == 78)
+        #expect(check.stderr.split(separator: "\n").map(String.init) == [
+            "Error: 2 problems in the configuration:",
+            "\(config.path):2: susi.language = \"de\" is invalid: expected \"en\": stt.backend = \"pocketsphinx\" transcribes US English only (for de choose http, command or wyoming)",
+            "\(config.path):4: tts.espeak.voice = \"en-us\" is invalid: expected a voice speaking de, the language of the answers (this one speaks en-us; `espeak-ng --voices=de` lists them)",
+        ])
+        try Data("[tts.espeak]\nvoice = \"xx-none\"\n".utf8).write(to: config)
+        let unknown = try await HotwordBinary.run(["config", "check", config.path])
+        #expect(unknown.stderr == "Error: \(config.path):2: tts.espeak.voice = \"xx-none\" is invalid: expected a voice espeak-ng has (`espeak-ng --voices` lists them)\n")
+        // espeak-ng does speak Klingon.
+        try Data("[tts.espeak]\nvoice = \"klingon\"\n".utf8).write(to: config)
+        let klingon = try await HotwordBinary.run(["config", "check", config.path])
+        #expect(klingon.stderr.hasSuffix("tts.espeak.voice = \"klingon\" is invalid: expected a voice speaking en, the language of the answers (this one speaks piqd; `espeak-ng --voices=en` lists them)\n"), "\(klingon.stderr)")
+
+        let run = try await HotwordBinary.run(["run", "--config", config.path, "--language", "de", "--device", ALSATestDevices.missingName])
+        #expect(run.status == 78)
+        #expect(run.stderr.contains("susi.language = \"de\" is invalid: expected \"en\""), "\(run.stderr)")
+    }
+
     @Test func aGoodFileIsOK() async throws {
         let example = TestPaths.projectRoot.appendingPathComponent("hotword.example.toml")
         let folder = try TestPaths.temporaryDirectory()

@@ -131,7 +131,12 @@ struct SUSIHistoryCommandTests {
 
             """)
         #expect(pull.stderr == "(ignored the account's speechPitch = loud: not a value hotword can use)\n")
-        #expect(try await hotword("config", "check", pulledFile).status == 0)
+        // Valid keys; alone, the account's German meets the default English-only speech to text.
+        let check = try await hotword("config", "check", pulledFile)
+        #expect(check.status == 78 && check.stderr.hasPrefix("Error: \(pulledFile):")
+               && check.stderr.contains(": susi.language = \"de\" is invalid: expected \"en\": stt.backend = \"pocketsphinx\" transcribes US English only"),
+                "\(check.stderr)")
+        #expect(check.stderr.split(separator: "\n").count == 1, "\(check.stderr)")
 
         // The pulled language is used…
         _ = try await hotword("ask", "hallo", "--config", config)

@@ -53,7 +53,7 @@ public enum ConfigurationLoader {
     /// Everything `apply` reports, and also what would fail or be ignored when the file is used:
     /// each model of `[wake] models` and `[wyoming] models` that does not load (a bundled name,
     /// with the one probably meant, or a path), a keyword table naming no keyword of those models,
-    /// and the cue file. Models are checked even when other keys are wrong. For `hotword config check`.
+    /// the cue file, and voices and languages the speech engines do not have. Models are checked even when other keys are wrong. For `hotword config check`.
     public static func check(file: String) -> [ConfigError] {
         var configuration = AssistantConfiguration(clientVersion: "check")
         guard let text = try? String(contentsOfFile: file, encoding: .utf8), let lines = try? TOMLDocument(text) else {
@@ -87,6 +87,10 @@ public enum ConfigurationLoader {
         if let cue = configuration.cue.file, let line = lines.line(of: ["cue", "file"]),
            !FileManager.default.isReadableFile(atPath: cue) {
             problems.append(.invalidValue(file: file, line: line, key: "cue.file", value: "\"\(cue)\"", expected: "a readable audio file"))
+        }
+        for setting in (try? configuration.unusableSpeechSettings()) ?? [] {
+            problems.append(.invalidValue(file: file, line: lines.line(of: setting.key), key: TOMLDocument.dotted(setting.key),
+                                          value: setting.value, expected: setting.expected))
         }
         return problems.sorted { ($0.line ?? 0) < ($1.line ?? 0) }
     }

@@ -41,6 +41,15 @@ public struct EspeakSynthesizer: SpeechSynthesizer {
         self.configuration = configuration
     }
 
+    /// The language of espeak-ng's voice `name` (`de`, `en-us`; a variant such as `en-us+f3` is
+    /// its voice's), nil when espeak-ng has no such voice. Blocks until the engine is free: for
+    /// commands and checks, not for the cooperative pool.
+    public static func language(ofVoice name: String) throws(TextToSpeechError) -> String? {
+        try EspeakEngine.shared.queue.runBlocking { () throws(TextToSpeechError) -> String? in
+            try EspeakEngine.shared.language(ofVoice: name)
+        }
+    }
+
     public func synthesize(_ text: String) async throws(TextToSpeechError) -> SynthesizedAudio {
         let configuration = configuration
         return try await EspeakEngine.shared.queue.run { () throws(TextToSpeechError) -> SynthesizedAudio in
@@ -73,6 +82,16 @@ private final class EspeakEngine: @unchecked Sendable {
             throw .espeakSynthesisFailed(voice: configuration.voice, message: Self.message(status))
         }
         return SynthesizedAudio(samples: collector.samples, sampleRate: sampleRate)
+    }
+
+    /// Runs on `queue` only.
+    func language(ofVoice name: String) throws(TextToSpeechError) -> String? {
+        _ = try initialize()
+        // The next synthesis selects its own voice again.
+        currentVoice = nil
+        guard espeak_ng_SetVoiceByName(name) == ENS_OK, let languages = espeak_GetCurrentVoice()?.pointee.languages else { return nil }
+        // A priority byte, then the language.
+        return String(cString: languages + 1)
     }
 
     /// Initialises espeak-ng with its installed data on first use; returns its sample rate.
