@@ -152,6 +152,11 @@ private func csvField(_ text: String) -> String {
 
 func format(_ value: Double, _ decimals: Int) -> String { String(format: "%.\(decimals)f", value) }
 
+/// A time as every command prints it: ISO 8601, local, to the second (`2026-11-25T14:30:05+01:00`).
+func isoTime(_ date: Date) -> String {
+    date.formatted(Date.ISO8601FormatStyle(timeZone: .current))
+}
+
 /// A failure that does not end the command (it goes on with the next file), said as every failure is.
 func printError(_ message: String) {
     FileHandle.standardError.write(Data("Error: \(message)\n".utf8))

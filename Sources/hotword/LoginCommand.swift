@@ -26,7 +26,7 @@ struct LoginCommand: AsyncParsableCommand {
         let tokenFile = settings.susiLogin.tokenFile
         do {
             let expires = try await susi.client(settings).logIn(as: login, password: password, tokenFile: tokenFile)
-            print("Logged in to \(settings.susi.server.absoluteString) as \(login) until \(expires.formatted()); token kept in \(tokenFile.path).")
+            print("Logged in to \(settings.susi.server.absoluteString) as \(login) until \(isoTime(expires)); token kept in \(tokenFile.path).")
         } catch {
             throw CommandFailure("\(error)")
         }

@@ -56,7 +56,7 @@ struct SkillsCommand: AsyncParsableCommand {
     /// Says on standard error when the list is an old one because the server failed.
     private func report(_ source: SUSISkillCatalog.Source) {
         guard case .staleCache(let fetched, let error) = source else { return }
-        FileHandle.standardError.write(Data("(\(error); showing the list cached \(fetched.formatted()))\n".utf8))
+        FileHandle.standardError.write(Data("(\(error); showing the list cached \(isoTime(fetched)))\n".utf8))
     }
 
     static func text(_ skill: SUSISkill) -> String {

@@ -96,7 +96,7 @@ struct RunCommandTests {
         #expect(transcript.split(separator: " ").contains("weather"), "heard \"\(transcript)\"")
         #expect(server.chatRequests.count == 1)
         #expect(server.chatRequests.first?.query("q") == transcript)
-        #expect(events.contains { $0["event"] as? String == "answer" && $0["text"] as? String == "SUSI: It is sunny and warm in Berlin today." })
+        #expect(events.contains { $0["event"] as? String == "answer" && $0["text"] as? String == "It is sunny and warm in Berlin today." })
         let states = events.compactMap { $0["state"] as? String }
         #expect(states == ["listening", "recording", "transcribing", "asking", "speaking", "listening"])
         // The cue and the spoken answer went to the loudspeaker, at 16 kHz.
