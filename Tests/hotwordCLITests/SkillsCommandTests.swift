@@ -43,6 +43,25 @@ struct SkillsCommandTests {
         #expect(server.requests.last?.query("group") == "All")
     }
 
+    /// A group the server does not have is named, with those it has, and no empty list is cached
+    /// for a day; a search without matches says so.
+    @Test func anUnknownGroupIsNamedAndNotCached() async throws {
+        let server = try SUSITestServer()
+        defer { server.shutdown() }
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = try susiConfig(in: folder, server: server)
+        let cache = ["XDG_CACHE_HOME": folder.appendingPathComponent("cache").path]
+        let unknown = try await HotwordBinary.run(["skills", "NoSuchGroup", "--config", config], environment: cache)
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.hasPrefix("Error: no skill group 'NoSuchGroup' on \(server.baseURL.absoluteString); it has "), "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("Knowledge") && unknown.stdout.isEmpty)
+        let cached = (try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("cache/hotword/susi-skills").path)) ?? []
+        #expect(!cached.contains { $0.contains("NoSuchGroup") }, "\(cached)")
+        let nothing = try await HotwordBinary.run(["skills", "--all", "--search", "xylophone", "--config", config], environment: cache)
+        #expect(nothing.status == 0 && nothing.stdout == "No skills match.\n")
+    }
+
     @Test func theServerOptionWinsAndTheCacheServesOffline() async throws {
         let server = try SUSITestServer()
         let folder = try TestPaths.temporaryDirectory()
