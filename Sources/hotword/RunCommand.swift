@@ -33,8 +33,9 @@ struct RunCommand: AsyncParsableCommand {
 
             A microphone that is not there yet (unplugged, its sound server still starting) is \
             waited for. Under systemd (Type=notify) it reports when it is listening, and pings the \
-            watchdog from its audio loop. Exit status: 0 after a stop, 78 when the configuration, \
-            a device name or a model is wrong, 1 on other failures (a busy loudspeaker, say).
+            watchdog from its audio loop. Exit status: 0 after a stop, 64 for a wrong command line, \
+            78 when the configuration, a device name or a model is wrong, 1 on other failures (a \
+            busy loudspeaker, say).
             """)
 
     @Option(help: ArgumentHelp("Read settings from this file only (instead of the system and user files).", valueName: "FILE"))

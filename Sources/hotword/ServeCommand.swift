@@ -18,8 +18,8 @@ struct ServeCommand: ParsableCommand {
             client's stream, ms) and not-detected (after audio-stop without detection). \
             Settings come from [wyoming], [wake] and [detector] of hotword.toml (as for run), or only \
             from --config FILE; options given here win. With avahi-publish-service installed it is \
-            announced as _wyoming._tcp. Ctrl-C or SIGTERM stops it. Exit status 78 when the \
-            configuration or a model is wrong, 1 when it cannot listen.
+            announced as _wyoming._tcp. Ctrl-C or SIGTERM stops it. Exit status 64 for a wrong \
+            command line, 78 when the configuration or a model is wrong, 1 when it cannot listen.
             """)
 
     @Option(help: ArgumentHelp("Where to listen: tcp://HOST:PORT or unix:///PATH (default: tcp://0.0.0.0:10400, or [wyoming] uri).",
