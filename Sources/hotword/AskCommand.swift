@@ -37,6 +37,7 @@ struct AskCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard !query.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("The question is empty.") }
+        try TextToSpeechOptions.checkVoice(voice)
     }
 
     func run() async throws {

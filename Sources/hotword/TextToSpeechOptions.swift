@@ -36,9 +36,7 @@ struct TextToSpeechOptions: ParsableArguments {
 
     func validate() throws {
         if backend == TextToSpeechSettings.Backend.none { throw ValidationError("--backend none would say nothing: choose espeak, command or wyoming.") }
-        if let voice, try EspeakSynthesizer.language(ofVoice: voice) == nil {
-            throw ValidationError("--voice \(voice): espeak-ng has no such voice (`espeak-ng --voices` lists them).")
-        }
+        try Self.checkVoice(voice)
         if let rate, !EspeakConfiguration.rates.contains(rate) {
             throw ValidationError("--rate must be \(EspeakConfiguration.rates.lowerBound)–\(EspeakConfiguration.rates.upperBound) words per minute, not \(rate).")
         }
@@ -49,6 +47,13 @@ struct TextToSpeechOptions: ParsableArguments {
         if let command, CommandLineWords.split(command).isEmpty { throw ValidationError("--command names no program.") }
         if let wyoming {
             do { _ = try WyomingEndpoint(parsing: wyoming) } catch { throw ValidationError("--wyoming: \(error)") }
+        }
+    }
+
+    /// `--voice`, wherever it is given, is a voice espeak-ng has.
+    static func checkVoice(_ voice: String?) throws {
+        if let voice, try EspeakSynthesizer.language(ofVoice: voice) == nil {
+            throw ValidationError("--voice \(voice): espeak-ng has no such voice (`espeak-ng --voices` lists them).")
         }
     }
 

@@ -55,6 +55,7 @@ struct ExitStatusTests {
             Case(arguments: ["serve", "--config", bad], status: 78),
             Case(arguments: ["serve", "--config", empty, "--no-zeroconf", "--model", "computer", "--wyoming", "tcp://127.0.0.1:\(busyPort)"], status: 1),
             Case(arguments: ["ask", "hi", "--server", "ftp://x"], status: 64),
+            Case(arguments: ["ask", "hi", "--speak", "--voice", "xx-none"], status: 64),
             Case(arguments: ["ask", "hi", "--config", bad], status: 78),
             Case(arguments: ["ask", "hi", "--config", offline], status: 1),
             Case(arguments: ["skills", "--server", "nowhere"], status: 64),
