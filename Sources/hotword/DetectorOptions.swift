@@ -33,6 +33,10 @@ struct DetectorOptions: ParsableArguments {
     static func loadModel(_ name: String) throws -> KeywordModel {
         do {
             return try ModelStore.load(named: name)
+        } catch .notFound(let missing, _, _) {
+            let meant = ConfigurationLoader.closestModel(to: missing).map { "did you mean '\($0)'? " } ?? ""
+            throw CommandFailure("no model named '\(missing)' (\(meant)the models: \(ModelStore.bundledNames().joined(separator: ", "))); give a path or one of these",
+                                 status: .configuration)
         } catch {
             throw CommandFailure("\(error)", status: .configuration)
         }

@@ -155,6 +155,10 @@ import Testing
 
         let unknown = try await HotwordBinary.run(["detect", tonePath, "--model", "no_such_model"])
         #expect(unknown.stderr.contains("no model named 'no_such_model'"))
+        let misspelt = try await HotwordBinary.run(["detect", tonePath, "--model", "computr"])
+        #expect(misspelt.status == 78)
+        #expect(misspelt.stderr.hasPrefix("Error: no model named 'computr' (did you mean 'computer'? the models: alexa, computer, hey_susi, jarvis)"),
+                "\(misspelt.stderr)")
     }
 
     /// `--check-phrase` keeps what pocketsphinx hears: a person saying "computer", found by the

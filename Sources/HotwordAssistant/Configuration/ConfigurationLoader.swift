@@ -68,7 +68,7 @@ public enum ConfigurationLoader {
                 do throws(ModelFileError) {
                     keywords += try ModelStore.load(named: name).keywords
                 } catch {
-                    let meant = ConfigSchema.closest(to: name, in: ModelStore.bundledNames()).map { " (did you mean '\($0)'?)" } ?? ""
+                    let meant = closestModel(to: name).map { " (did you mean '\($0)'?)" } ?? ""
                     problems.append(.invalidValue(file: file, line: line, key: "\(section).models", value: "\"\(name)\"",
                                                   expected: "a bundled model name or a .hwks file\(meant) (\(error))"))
                 }
@@ -93,6 +93,11 @@ public enum ConfigurationLoader {
                                           value: setting.value, expected: setting.expected))
         }
         return problems.sorted { ($0.line ?? 0) < ($1.line ?? 0) }
+    }
+
+    /// The installed model a misspelt name most likely meant (`computr` → `computer`), if any.
+    public static func closestModel(to name: String) -> String? {
+        ConfigSchema.closest(to: name, in: ModelStore.bundledNames())
     }
 
     /// Applies TOML text; `file` names it in errors.
