@@ -54,7 +54,7 @@ let package = Package(
         // stream of sample positions): pure computation, no I/O.
         .target(name: "HotwordCore", dependencies: ["CFFTW", "CBLAS"]),
         // Model files: load, save atomically, find the bundled models by name.
-        .target(name: "HotwordModels", dependencies: ["HotwordCore"]),
+        .target(name: "HotwordModels", dependencies: ["HotwordCore", "HotwordFolders"]),
         // Audio in and out: files, resampling, ring buffer, ALSA.
         .target(name: "HotwordAudio", dependencies: [
             "HotwordCore", "CALSA", "CSndFile", "CSampleRate", atomics, logging,
@@ -73,19 +73,21 @@ let package = Package(
         .target(name: "HotwordChildProcess"),
         // JSON text written by hand (events, reports, values shown in tables): one string escaper.
         .target(name: "HotwordJSON"),
+        // Where every file hotword keeps for a user goes: the XDG base directories, systemd's folders.
+        .target(name: "HotwordFolders"),
         // hotword.toml's syntax: a TOML parser that keeps every key's line. No C library, so the
         // configuration fuzz target links it alone.
         .target(name: "HotwordTOML", dependencies: ["HotwordJSON"]),
         // The SUSI.AI client (chat, skills, account) and the HTTP layer it talks through (libcurl).
-        .target(name: "HotwordSUSI", dependencies: ["HotwordJSON", "CCurl", "CCrypto", logging]),
+        .target(name: "HotwordSUSI", dependencies: ["HotwordJSON", "HotwordFolders", "CCurl", "CCrypto", logging]),
         // The conversation history and pending scheduled answers: SQLite (WAL) through GRDB.
         // The assistant and `ask` write into it; the command line reads it.
-        .target(name: "HotwordHistory", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "HotwordHistory", dependencies: ["HotwordFolders", .product(name: "GRDB", package: "GRDB.swift")]),
         // The voice assistant, a folder per concern: listen loop, conversation, sound output, speech
         // to text, phrase spotting, text to speech, the engines both use, configuration, systemd service.
         .target(name: "HotwordAssistant", dependencies: [
             "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "HotwordSUSI", "HotwordJSON", "HotwordTOML", "HotwordHistory",
-            "HotwordChildProcess", "HotwordSpotting", "CPocketSphinx", "CEspeakNG", "CMalloc", atomics, logging,
+            "HotwordFolders", "HotwordChildProcess", "HotwordSpotting", "CPocketSphinx", "CEspeakNG", "CMalloc", atomics, logging,
         ]),
         // Public training corpora: the catalogue, downloads resumed and verified (over HotwordSUSI's
         // HTTP client), archives unpacked into the folders `train` reads.
@@ -108,7 +110,7 @@ let package = Package(
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordSpotting", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordSUSI", "HotwordAudio", "HotwordWyoming",
                                                            "HotwordTOML", "HotwordJSON", "HotwordChildProcess", "HotwordSpotting",
-                                                           "HotwordTraining", "HotwordTestSupport", atomics, logging]),
+                                                           "HotwordTraining", "HotwordFolders", "HotwordTestSupport", atomics, logging]),
         .testTarget(name: "HotwordSUSITests", dependencies: ["HotwordSUSI", "HotwordTestSupport", logging]),
         .testTarget(name: "HotwordHistoryTests", dependencies: ["HotwordHistory", "HotwordTestSupport", "hotword-history-writer",
                                                          .product(name: "GRDB", package: "GRDB.swift")]),

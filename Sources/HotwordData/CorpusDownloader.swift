@@ -79,7 +79,9 @@ public struct CorpusDownloader: Sendable {
                 continue
             case .failure(let error):
                 guard Self.isWorthResuming(error) else { throw .download(corpus: entry.name, error) }
-                try await another(.download(corpus: entry.name, error), pause: true, reason: error.description, offset: sink.offset)
+                let failure: CorpusError = Self.neverReached(error) ? .unreachable(corpus: entry.name, error, requests: attempts)
+                    : .download(corpus: entry.name, error)
+                try await another(failure, pause: true, reason: error.description, offset: sink.offset)
                 continue
             }
             break
@@ -111,6 +113,14 @@ public struct CorpusDownloader: Sendable {
     static func isWorthResuming(_ error: HTTPError) -> Bool {
         switch error {
         case .connectionLost, .stalled, .couldNotConnect, .couldNotResolve, .connectTimedOut, .timedOut: true
+        default: false
+        }
+    }
+
+    /// Failures of a request that never reached the server.
+    static func neverReached(_ error: HTTPError) -> Bool {
+        switch error {
+        case .couldNotConnect, .couldNotResolve, .connectTimedOut: true
         default: false
         }
     }

@@ -12,6 +12,8 @@ public enum CorpusError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownCorpus(name: String, known: [String])
     /// The transfer failed (after the retries a broken connection gets).
     case download(corpus: String, HTTPError)
+    /// Not one of `requests` got through to the server (offline, DNS, the server down).
+    case unreachable(corpus: String, HTTPError, requests: Int)
     case httpStatus(corpus: String, url: String, status: Int)
     /// The server answered a range request with another range than asked for.
     case rangeMismatch(corpus: String, url: String, asked: Int64, contentRange: String)
@@ -38,6 +40,9 @@ public enum CorpusError: Error, Sendable, Equatable, CustomStringConvertible {
             return "no corpus named '\(name)' in the catalogue; it lists \(known.joined(separator: ", ")) (hotword data list)"
         case .download(let corpus, let error):
             return "\(corpus): \(error)"
+        case .unreachable(let corpus, let error, let requests):
+            return "\(corpus): cannot reach \(error.url) (\(requests) requests; the last: \(error)); check the network, "
+                + "or fetch again later"
         case .httpStatus(let corpus, let url, let status):
             return "\(corpus): \(url) answered HTTP \(status)"
         case .rangeMismatch(let corpus, let url, let asked, let contentRange):

@@ -148,6 +148,11 @@ public final class HistoryStore: Sendable {
         }
     }
 
+    /// The exchange numbered `id` (`#5` in `hotword history`); nil when there is none.
+    public func exchange(id: Int64) throws(HistoryError) -> Exchange? {
+        try read("reading exchanges") { db in try Exchange.fetchOne(db, key: id) }
+    }
+
     /// Deletes every exchange and compacts the file, so nothing of them stays on disk.
     /// Returns how many there were. Planned answers stay.
     @discardableResult

@@ -1,4 +1,5 @@
 import Foundation
+import HotwordFolders
 
 /// Where hotword's own files are: the folders installed beside the program (models, the
 /// corpus catalogue) and the user's data folder.
@@ -30,8 +31,6 @@ public enum InstalledFiles {
     /// `$XDG_DATA_HOME/hotword/<name>` (default `~/.local/share/hotword/<name>`): what hotword
     /// keeps for the user (enrollment takes, fetched corpora).
     public static func userData(_ name: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/share")
-        return data.appendingPathComponent("hotword").appendingPathComponent(name)
+        UserFolder.data.file(name, environment: environment)
     }
 }

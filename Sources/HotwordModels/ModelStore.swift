@@ -107,6 +107,12 @@ public enum ModelStore {
         }
     }
 
+    /// The names of the models found in `searchPath()`, as `load(named:)` takes them.
+    public static func bundledNames() -> [String] {
+        let files = searchPath().flatMap { (try? FileManager.default.contentsOfDirectory(atPath: $0)) ?? [] }
+        return Array(Set(files.filter { $0.hasSuffix(".\(fileExtension)") }.map { String($0.dropLast(fileExtension.count + 1)) })).sorted()
+    }
+
     /// Loads a model by name or path.
     public static func load(named nameOrPath: String) throws(ModelFileError) -> KeywordModel {
         try load(try resolve(nameOrPath))

@@ -71,6 +71,8 @@ public actor SUSIClient {
                 return cached
             }
         }
+        // Without a password only `hotword login` can get a new token.
+        guard !account.password.isEmpty else { throw .tokenRejected(login: account.login) }
         let login = pendingLogin ?? Task { await self.requestCachedToken(for: account) }
         pendingLogin = login
         let result = await login.value

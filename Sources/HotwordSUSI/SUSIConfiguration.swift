@@ -1,4 +1,5 @@
 import Foundation
+import HotwordFolders
 
 /// How to talk to a SUSI.AI server.
 public struct SUSIConfiguration: Sendable, Equatable {
@@ -87,6 +88,7 @@ public struct SUSIConfiguration: Sendable, Equatable {
 /// and reflection (`dump`, `print`) redact the password.
 public struct SUSIAccount: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
     public var login: String
+    /// Empty: only the token `hotword login` kept in `tokenFile` is used, and not renewed.
     public var password: String
     /// Where the access token is cached between runs (created with mode 0600).
     public var tokenFile: URL
@@ -102,16 +104,10 @@ public struct SUSIAccount: Sendable, Equatable, CustomStringConvertible, CustomR
         defaultTokenFile(environment: ProcessInfo.processInfo.environment)
     }
 
-    /// `$STATE_DIRECTORY/susi-token.json` in a systemd service with a state directory (the first
-    /// one, if it has several); otherwise `$XDG_CACHE_HOME/hotword/susi-token.json`, or
-    /// `~/.cache/hotword/susi-token.json`.
+    /// In the state folder: `$STATE_DIRECTORY/susi-token.json` in a systemd service, otherwise
+    /// `~/.local/state/hotword/susi-token.json` (see `UserFolder`).
     public static func defaultTokenFile(environment: [String: String]) -> URL {
-        if let state = environment["STATE_DIRECTORY"]?.split(separator: ":").first {
-            return URL(fileURLWithPath: String(state)).appendingPathComponent("susi-token.json")
-        }
-        let cache = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
-        return cache.appendingPathComponent("hotword/susi-token.json")
+        UserFolder.state.file("susi-token.json", environment: environment)
     }
 
     public var description: String {

@@ -24,6 +24,14 @@ public struct SUSIRenderer: Sendable {
     /// How many table rows or news titles to speak.
     public var spokenItems: Int
 
+    /// What starts a printed answer line: `SUSI: It is sunny.`
+    public static let speaker = "SUSI: "
+
+    /// `line` without the `SUSI: ` that starts it as printed: for programs, which know who spoke.
+    public static func withoutSpeaker(_ line: String) -> String {
+        line.hasPrefix(speaker) ? String(line.dropFirst(speaker.count)) : line
+    }
+
     public init(verbose: Bool = false, spokenItems: Int = 3) {
         self.verbose = verbose
         self.spokenItems = max(1, spokenItems)

@@ -1,4 +1,5 @@
 import Foundation
+import HotwordFolders
 
 /// SUSI's skill groups and skill lists, kept for `maxAge` in `cacheFolder` so a voice device can
 /// list them offline and without a round trip. A cached list older than that is still used when
@@ -28,9 +29,10 @@ public struct SUSISkillCatalog: Sendable {
         self.maxAge = maxAge
     }
 
-    /// The cache lives next to the SUSI token: in the service's state directory, or the user's cache folder.
-    public static func defaultCacheFolder(tokenFile: URL) -> URL {
-        tokenFile.deletingLastPathComponent().appendingPathComponent("susi-skills")
+    /// In the cache folder: `$CACHE_DIRECTORY/susi-skills` in a systemd service, otherwise
+    /// `~/.cache/hotword/susi-skills` (see `UserFolder`).
+    public static func defaultCacheFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        UserFolder.cache.file("susi-skills", environment: environment)
     }
 
     /// The group names of the `general` model.
@@ -46,7 +48,7 @@ public struct SUSISkillCatalog: Sendable {
                                  now: now, parse: SUSISkillParsing.skills)
     }
 
-    private func listing<Value>(_ path: String, query: [HTTPField], now: Date,
+    private func listing<Value: Collection>(_ path: String, query: [HTTPField], now: Date,
                                 parse: (Data, String) throws(SUSIError) -> Value) async throws(SUSIError) -> Listing<Value> {
         let request = HTTPRequest.get(client.configuration.endpoint(path), query: query,
                                       headers: client.configuration.headers)
@@ -59,10 +61,13 @@ public struct SUSISkillCatalog: Sendable {
         do {
             let response = try await client.send(request)
             let value = try parse(response.body, response.url)
-            // Only a reply that parsed is kept: a broken one would otherwise hide the server's next good one.
-            try? FileManager.default.createDirectory(at: cacheFolder, withIntermediateDirectories: true,
-                                                     attributes: [.posixPermissions: 0o700])
-            try? response.body.write(to: file, options: .atomic)
+            // Only a reply that parsed and lists something is kept: a broken one would otherwise hide
+            // the server's next good one, an empty one (a group that does not exist yet) a new one.
+            if !value.isEmpty {
+                try? FileManager.default.createDirectory(at: cacheFolder, withIntermediateDirectories: true,
+                                                         attributes: [.posixPermissions: 0o700])
+                try? response.body.write(to: file, options: .atomic)
+            }
             return Listing(value: value, source: .server)
         } catch .http(let error, let attempts) {
             guard let cached, let value = try? parse(cached.body, request.redactedURL) else {

@@ -62,8 +62,9 @@ public struct WakeWordCatalog: Sendable {
 
     /// The `info` event's data: one wake program, "hotword", with every model.
     var info: [String: JSONValue] {
-        // The project has no public home page yet: an empty URL rather than a made-up one.
-        let attribution: JSONValue = ["name": "hotword", "url": ""]
+        // The project has no public home page yet: its manual page (the .deb installs it, and its
+        // units' Documentation= names it) rather than an empty or made-up URL.
+        let attribution: JSONValue = ["name": "hotword", "url": "man:hotword(1)"]
         let models = entries.map { entry -> JSONValue in
             [
                 "name": .string(entry.name),

@@ -37,6 +37,7 @@ struct AskCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard !query.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("The question is empty.") }
+        try TextToSpeechOptions.checkVoice(voice)
     }
 
     func run() async throws {
@@ -51,8 +52,7 @@ struct AskCommand: AsyncParsableCommand {
         } catch {
             history?.record(Exchange(time: asked, source: .text, question: query, answer: "", origin: .error,
                                      error: error.description, timings: Exchange.Timings(asking: Self.milliseconds(since: asked))))
-            FileHandle.standardError.write(Data("hotword ask: \(error)\n".utf8))
-            throw ExitCode.failure
+            throw CommandFailure("\(error)")
         }
         let asking = Self.milliseconds(since: asked)
         var spoken: [String] = []
@@ -99,8 +99,8 @@ struct AskCommand: AsyncParsableCommand {
                     if try speaker.play(audio.samples, sampleRate: audio.sampleRate) == .completed { speaker.drain() }
                 }
             }
-        } catch let error as AudioDeviceError where error.suggestsAnotherDevice {
-            throw CommandFailure("\(error) and choose one with --playback-device NAME")
+        } catch let error as AudioDeviceError {
+            throw CommandFailure.device(error, choose: "--playback-device NAME")
         } catch {
             throw CommandFailure("\(error)")
         }

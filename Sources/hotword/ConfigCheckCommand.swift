@@ -9,8 +9,8 @@ struct ConfigCheckCommand: ParsableCommand {
         abstract: "Check a configuration file: unknown keys, bad values, missing models.",
         discussion: """
             Prints one line per problem ('FILE:LINE: …', with what was expected, and for a \
-            misspelt key the key it probably meant) and exits with status 78 (EX_CONFIG) if \
-            there is any; prints 'FILE: OK' otherwise.
+            misspelt key the key it probably meant) after 'Error: ', as `hotword run` does, and \
+            exits with status 78 (EX_CONFIG) if there is any; prints 'FILE: OK' otherwise.
             """)
 
     @Argument(help: "The file to check, e.g. ~/.config/hotword/hotword.toml.")
@@ -18,13 +18,7 @@ struct ConfigCheckCommand: ParsableCommand {
 
     func run() throws {
         let problems = ConfigurationLoader.check(file: file)
-        guard !problems.isEmpty else {
-            print("\(file): OK")
-            return
-        }
-        for problem in problems {
-            FileHandle.standardError.write(Data("\(problem)\n".utf8))
-        }
-        throw ExitCode(CommandFailure.Status.configuration.rawValue)
+        guard problems.isEmpty else { throw SettingsFiles.failure(problems) }
+        print("\(file): OK")
     }
 }

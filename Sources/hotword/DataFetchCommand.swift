@@ -13,7 +13,8 @@ struct DataFetchCommand: AsyncParsableCommand {
             is deleted afterwards. An interrupted download (a broken connection, Ctrl-C, a full disk) \
             is resumed where it stopped by the next fetch, with an HTTP range request; a broken \
             connection is also resumed by itself, up to 5 requests. Exit status: 0 when all are \
-            fetched, 1 when one failed (download, checksum, disk), 78 for a wrong catalogue.
+            fetched, 1 when one failed (download, checksum, disk; offline: 'cannot reach' after \
+            the retries), 64 for a name not in the catalogue, 78 for a wrong catalogue.
             """)
 
     @Argument(help: ArgumentHelp("Corpora to fetch, by the names `hotword data list` shows.", valueName: "NAME"))

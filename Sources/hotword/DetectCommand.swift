@@ -76,12 +76,12 @@ struct DetectCommand: ParsableCommand {
     private func report(_ verdicts: [CheckedDetections.Verdict], in file: String) {
         for verdict in verdicts {
             if let failure = verdict.failure {
-                printError("the phrase check failed (\(failure)); kept: \(DetectionLine(file: file, verdict.detection).text)")
+                printNote("the phrase check failed (\(failure)); kept: \(DetectionLine(file: file, verdict.detection).text)")
             }
             if verdict.kept {
                 print(line(file, verdict.detection))
             } else if verbose {
-                printError("dropped, pocketsphinx did not hear \"\(verdict.detection.keyword)\": \(DetectionLine(file: file, verdict.detection).text)")
+                printNote("dropped, pocketsphinx did not hear \"\(verdict.detection.keyword)\": \(DetectionLine(file: file, verdict.detection).text)")
             }
         }
     }
@@ -152,6 +152,17 @@ private func csvField(_ text: String) -> String {
 
 func format(_ value: Double, _ decimals: Int) -> String { String(format: "%.\(decimals)f", value) }
 
+/// A time as every command prints it: ISO 8601, local, to the second (`2026-11-25T14:30:05+01:00`).
+func isoTime(_ date: Date) -> String {
+    date.formatted(Date.ISO8601FormatStyle(timeZone: .current))
+}
+
+/// A failure that does not end the command (it goes on with the next file), said as every failure is.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data("hotword: \(message)\n".utf8))
+    FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
+}
+
+/// Something the user should know that is no failure, in parentheses as every such note.
+func printNote(_ message: String) {
+    FileHandle.standardError.write(Data("(\(message))\n".utf8))
 }

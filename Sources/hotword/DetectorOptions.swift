@@ -14,9 +14,9 @@ struct DetectorOptions: ParsableArguments {
     var givenModels: [String] = []
 
     @Option(help: ArgumentHelp(
-        "Sensitivity in [0, 1] per keyword, in model order, comma-separated; one value applies to all. Higher = more detections; 0.5 = tuned default.",
-        valueName: "S[,S…]"))
-    var sensitivity: String?
+        "Sensitivity in [0, 1]: NAME=S for one keyword (hey_susi=0.8 or \"hey susi=0.8\"), or S for all, or S,S… one per keyword in model order; comma-separated or repeated. Higher = more detections; 0.5 = tuned default.",
+        valueName: "NAME=S|S"))
+    var sensitivity: [String] = []
 
     @Option(help: "Audio gain applied before detection (e.g. 2 for a quiet microphone). (default: 1)")
     var gain: Float?
@@ -33,6 +33,10 @@ struct DetectorOptions: ParsableArguments {
     static func loadModel(_ name: String) throws -> KeywordModel {
         do {
             return try ModelStore.load(named: name)
+        } catch .notFound(let missing, _, _) {
+            let meant = ConfigurationLoader.closestModel(to: missing).map { "did you mean '\($0)'? " } ?? ""
+            throw CommandFailure("no model named '\(missing)' (\(meant)the models: \(ModelStore.bundledNames().joined(separator: ", "))); give a path or one of these",
+                                 status: .configuration)
         } catch {
             throw CommandFailure("\(error)", status: .configuration)
         }
@@ -48,24 +52,23 @@ struct DetectorOptions: ParsableArguments {
         }
     }
 
-    /// `--sensitivity` per keyword; empty when it was not given.
-    func sensitivities(for keywords: [String]) throws -> [String: Float] {
-        guard let sensitivity else { return [:] }
-        let values = sensitivity.split(separator: ",").map { Float($0.trimmingCharacters(in: .whitespaces)) }
-        guard values.allSatisfy({ $0 != nil && (0...1).contains($0!) }), values.count == 1 || values.count == keywords.count else {
-            throw ValidationError("--sensitivity '\(sensitivity)': expected one number in [0, 1], or one per keyword (\(keywords.count): \(keywords.joined(separator: ", ")))")
+    func validate() throws {
+        _ = try SensitivityOption(sensitivity)
+        if let gain, !(gain.isFinite && gain > 0 && gain <= 100) {
+            throw ValidationError("--gain must be more than 0 and at most 100, not \(gain)")
         }
-        var settings: [String: Float] = [:]
-        for (index, keyword) in keywords.enumerated() {
-            settings[keyword] = values.count == 1 ? values[0] : values[index]
-        }
-        return settings
     }
 
-    /// Puts `--sensitivity` (one value, or one per keyword of `keywords`) over the files' per-keyword settings.
-    func applySensitivity(to configuration: inout AssistantConfiguration, keywords: [String]) throws {
+    /// `--sensitivity` per keyword of `keywords`; empty when it was not given. A keyword name
+    /// the models do not have is a wrong command line (status 64).
+    func sensitivities(for keywords: [String]) throws(ValidationError) -> [String: Float] {
+        try SensitivityOption(sensitivity).values(for: keywords)
+    }
+
+    /// Puts `--sensitivity` for `keywords` over the files' per-keyword settings.
+    func applySensitivity(to configuration: inout AssistantConfiguration, keywords: [String]) throws(ValidationError) {
         for (keyword, sensitivity) in try sensitivities(for: keywords) {
-            configuration.wake.keywords[keyword, default: .init()].sensitivity = sensitivity
+            configuration.wake.keywords[KeywordName.normalized(keyword), default: .init()].sensitivity = sensitivity
         }
     }
 }

@@ -42,6 +42,9 @@ struct EnsembleCommand: ParsableCommand {
                 + "\(format(model.multiplyAddsPerSecond / 1e6, 2)) M multiply-adds per second")
         } catch let error as TrainingError {
             throw CommandFailure("\(models.joined(separator: ", ")): \(error)")
+        } catch let error as ModelFileError {
+            // A member that does not load is a wrong model, as for every command that reads one.
+            throw CommandFailure("\(error)", status: .configuration)
         }
     }
 }

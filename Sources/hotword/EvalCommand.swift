@@ -107,7 +107,7 @@ struct EvaluationDataOptions: ParsableArguments {
         do {
             let corpus = try AudioCorpus(folders: folders, split: DataSplit())
             let paths = corpus.clips.filter { parts?.contains($0.split) ?? true }.map(\.path)
-            return AudioBank.load(paths) { printError("skipped \($0)") }
+            return AudioBank.load(paths) { printNote("skipped \($0)") }
         } catch {
             throw CommandFailure("\(error)")
         }

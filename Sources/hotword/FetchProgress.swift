@@ -11,6 +11,8 @@ final class FetchProgress: @unchecked Sendable {  // @unchecked: mutable state i
     private var lastStep = -1
     /// A bar or counter is on the current line.
     private var drawn = false
+    /// The download from the start was announced.
+    private var announced = false
     private var started = (clock: ContinuousClock.now, bytes: Int64(0))
 
     init(corpus: String) { self.corpus = corpus }
@@ -21,11 +23,17 @@ final class FetchProgress: @unchecked Sendable {  // @unchecked: mutable state i
             case .downloading(let url, let offset, let total):
                 started = (ContinuousClock.now, offset)
                 let size = total.map { " (\(CorpusSize.human($0)))" } ?? ""
+                // Trying again from the start is not news: the retry said so.
+                guard offset > 0 || !announced else { return }
+                announced = true
                 line(offset > 0 ? "\(corpus): resuming \(url)\(size) at \(CorpusSize.human(offset))" : "\(corpus): downloading \(url)\(size)")
             case .received(let bytes, let total):
                 received(bytes, of: total)
-            case .retrying(let reason, let offset, let attempt, let attempts):
+            case .retrying(let reason, let offset, let attempt, let attempts) where offset > 0:
                 line("\(corpus): \(reason); resuming at \(CorpusSize.human(offset)) (request \(attempt) of \(attempts))")
+            case .retrying(let reason, _, let attempt, let attempts):
+                // Nothing received yet (offline, say): once, not at every request.
+                if attempt == 2 { line("\(corpus): \(reason); trying \(attempts - 1) more times") }
             case .verifying:
                 line("\(corpus): checking the checksum")
             case .verified(let algorithm, let sha256, let size):

@@ -16,17 +16,17 @@ struct FetchedCorporaOptions: ParsableArguments {
     func folders(_ given: [String], for option: String, roles: [CorpusRole]) -> [String] {
         guard !given.isEmpty else {
             let fetched = store.fetchedFolders(for: roles).map(\.path)
-            if !fetched.isEmpty { printError("\(option) not given: using the fetched corpora \(fetched.joined(separator: ", "))") }
+            if !fetched.isEmpty { printNote("\(option) not given: using the fetched corpora \(fetched.joined(separator: ", "))") }
             return fetched
         }
         return given.flatMap { value -> [String] in
             guard !FileManager.default.fileExists(atPath: value), case .fetched = store.status(of: value) else { return [value] }
             let folders = roles.map { store.folder(of: value, role: $0).path }.filter { FileManager.default.fileExists(atPath: $0) }
             guard !folders.isEmpty else {
-                printError("\(option) \(value): the fetched corpus has no \(roles.map(\.rawValue).joined(separator: " or ")) folder")
+                printNote("\(option) \(value): the fetched corpus has no \(roles.map(\.rawValue).joined(separator: " or ")) folder")
                 return [value]
             }
-            printError("\(option) \(value): the fetched corpus \(folders.joined(separator: ", "))")
+            printNote("\(option) \(value): the fetched corpus \(folders.joined(separator: ", "))")
             return folders
         }
     }

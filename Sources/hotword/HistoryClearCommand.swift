@@ -14,11 +14,12 @@ struct HistoryClearCommand: ParsableCommand {
     func run() throws {
         let settings = try SettingsFiles.load(only: config)
         guard let store = try HistoryAccess.open(settings.history, creating: false) else {
-            print("No exchanges recorded yet (\(settings.history.file.path)).")
+            print("No exchanges recorded (\(settings.history.file.path)).")
             return
         }
         do {
-            print("Deleted \(try store.clear()) exchanges from \(store.file.path).")
+            let deleted = try store.clear()
+            print(deleted == 0 ? "No exchanges recorded (\(store.file.path))." : "Deleted \(deleted) exchanges from \(store.file.path).")
         } catch {
             throw CommandFailure("\(error)")
         }

@@ -8,8 +8,8 @@ struct HistoryCommand: ParsableCommand {
         discussion: """
             hotword run and hotword ask record every exchange in $STATE_DIRECTORY/history.sqlite \
             (~/.local/state/hotword/history.sqlite; [history] in hotword.toml). Without a subcommand, \
-            shows it; `hotword history --server` (or `hotword history server [--server URL]`) shows what \
-            the SUSI server remembers instead.
+            shows it; `hotword history server` shows what the SUSI server ([susi] server, or \
+            --server URL) remembers instead.
             """,
         subcommands: [HistoryShowCommand.self, HistoryClearCommand.self, HistoryServerCommand.self],
         defaultSubcommand: HistoryShowCommand.self)

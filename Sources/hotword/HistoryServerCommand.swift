@@ -37,7 +37,7 @@ struct HistoryServerCommand: AsyncParsableCommand {
         }
         let renderer = SUSIRenderer()
         print(replies.map { reply in
-            let when = (reply.queryDate ?? reply.answerDate).map { HistoryShowCommand.localTime($0) + "\n" } ?? ""
+            let when = (reply.queryDate ?? reply.answerDate).map { isoTime($0) + "\n" } ?? ""
             let shown = renderer.steps(for: reply).compactMap { if case .print(let text) = $0 { text } else { nil } }
             return when + (["You: \(reply.query)"] + shown).joined(separator: "\n")
         }.joined(separator: "\n\n"))

@@ -22,14 +22,14 @@ struct HistoryShowCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON (one array of exchanges, every field) instead of text.")
     var json = false
 
-    @Flag(name: .customLong("server"),
-          help: "Show what the SUSI server ([susi] server) remembers instead, as `hotword history server` does.")
-    var fromServer = false
+    @Option(help: "Show what this SUSI server remembers instead, as `hotword history server --server URL` does.")
+    var server: String?
 
     @Option(help: ArgumentHelp("Read settings from this file only (instead of the system and user files).", valueName: "FILE"))
     var config: String?
 
     func validate() throws {
+        try SUSIOptions.checkServer(server)
         guard last > 0 else { throw ValidationError("--last must be at least 1, not \(last).") }
         if let since, Self.date(since) == nil {
             throw ValidationError("--since must be a date (2026-11-25) or a time (2026-11-25T14:30:00Z), not '\(since)'.")
@@ -37,13 +37,14 @@ struct HistoryShowCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let settings = try SettingsFiles.load(only: config)
-        if fromServer {
+        var settings = try SettingsFiles.load(only: config)
+        if let server {
+            settings.susi.server = URL(string: server)!
             try await HistoryServerCommand.show(SUSIClient(configuration: settings.susi), tokenFile: settings.susiLogin.tokenFile, json: json)
             return
         }
         guard let store = try HistoryAccess.open(settings.history, creating: false) else {
-            print(json ? "[]" : "No exchanges recorded yet (\(settings.history.file.path)).")
+            print(json ? "[]" : "No exchanges recorded (\(settings.history.file.path)).")
             return
         }
         let exchanges: [Exchange]
@@ -55,30 +56,42 @@ struct HistoryShowCommand: AsyncParsableCommand {
         if json, exchanges.isEmpty {
             print("[]")
         } else if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            encoder.dateEncodingStrategy = .iso8601
-            print(String(decoding: try encoder.encode(exchanges), as: UTF8.self))
+            let data = try JSONSerialization.data(withJSONObject: exchanges.map(Self.jsonObject),
+                                                  options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            print(String(decoding: data, as: UTF8.self))
+        } else if exchanges.isEmpty {
+            print(search == nil && since == nil ? "No exchanges recorded (\(store.file.path))." : "No exchanges match.")
         } else {
             print(exchanges.map(Self.text).joined(separator: "\n\n"))
         }
     }
 
+    /// An exchange as `--json` prints it (README, "History"): snake_case keys, every one present
+    /// (null when it does not apply), the time in ISO 8601, the answer without the `SUSI: ` of
+    /// the text, the actions as SUSI sent them (an array).
+    static func jsonObject(_ exchange: Exchange) -> [String: Any] {
+        func orNull(_ value: Any?) -> Any { value ?? NSNull() }
+        let actions = (try? JSONSerialization.jsonObject(with: Data(exchange.actions.utf8))) ?? []
+        return [
+            "id": orNull(exchange.id), "time": isoTime(exchange.time), "source": exchange.source.rawValue,
+            "wake_word": orNull(exchange.wakeWord), "wake_score": orNull(exchange.wakeScore),
+            "question": exchange.question,
+            "answer": exchange.answer.split(separator: "\n", omittingEmptySubsequences: false)
+                .map { SUSIRenderer.withoutSpeaker(String($0)) }.joined(separator: "\n"),
+            "actions": actions, "skill": orNull(exchange.skill), "origin": exchange.origin.rawValue,
+            "error": orNull(exchange.error), "rating": orNull(exchange.rating?.rawValue),
+            "timings_ms": ["recording": orNull(exchange.timings.recording), "transcribing": orNull(exchange.timings.transcribing),
+                           "asking": orNull(exchange.timings.asking), "speaking": orNull(exchange.timings.speaking)],
+        ]
+    }
+
     static func text(_ exchange: Exchange) -> String {
-        var heading = "#\(exchange.id ?? 0) \(Self.localTime(exchange.time))"
+        var heading = "#\(exchange.id ?? 0) \(isoTime(exchange.time))"
         heading += exchange.wakeWord.map { " — \($0)" + (exchange.wakeScore.map { String(format: " %.2f", $0) } ?? "") } ?? " — typed"
         if let rating = exchange.rating { heading += " — rated \(rating.rawValue)" }
         var lines = [heading, "You: \(exchange.question)"] + exchange.answer.split(separator: "\n").map(String.init)
         if let error = exchange.error { lines.append("(\(error))") }
         return lines.joined(separator: "\n")
-    }
-
-    /// `2026-11-25 14:30:05`, local time.
-    static func localTime(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        return formatter.string(from: date)
     }
 
     /// `2026-11-25` (local midnight) or an ISO 8601 time.

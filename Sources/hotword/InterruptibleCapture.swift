@@ -15,7 +15,7 @@ final class InterruptibleCapture {
         do {
             capture = try CaptureDevice(CaptureConfiguration(device: device, sampleRate: sampleRate))
         } catch {
-            throw CommandFailure(error.suggestsAnotherDevice ? "\(error) and choose one with --device NAME" : error.description)
+            throw CommandFailure.device(error, choose: "--device NAME")
         }
         self.capture = capture
         signal(SIGINT, SIG_IGN)

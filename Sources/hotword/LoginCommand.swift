@@ -12,7 +12,7 @@ struct LoginCommand: AsyncParsableCommand {
             input. The password is not stored, and neither it nor the token is printed.
             """)
 
-    @Option(help: "The account's e-mail address (default: [susi] login, which needs [susi] password too).")
+    @Option(help: "The account's e-mail address (default: [susi] login).")
     var login: String?
 
     @OptionGroup var susi: SUSIOptions
@@ -26,7 +26,7 @@ struct LoginCommand: AsyncParsableCommand {
         let tokenFile = settings.susiLogin.tokenFile
         do {
             let expires = try await susi.client(settings).logIn(as: login, password: password, tokenFile: tokenFile)
-            print("Logged in to \(settings.susi.server.absoluteString) as \(login) until \(expires.formatted()); token kept in \(tokenFile.path).")
+            print("Logged in to \(settings.susi.server.absoluteString) as \(login) until \(isoTime(expires)); token kept in \(tokenFile.path).")
         } catch {
             throw CommandFailure("\(error)")
         }

@@ -9,7 +9,8 @@ struct LogoutCommand: AsyncParsableCommand {
         commandName: "logout",
         abstract: "Forget the SUSI.AI access token and log out on the server.",
         discussion: """
-            The token file is removed even when the server cannot be reached. SUSI cannot revoke a \
+            The token file and the account settings pulled with it (`hotword settings pull`) are \
+            removed, even when the server cannot be reached. SUSI cannot revoke a \
             token: its logout ends only the server's session, so a copy of the token made elsewhere \
             keeps working until it expires.
             """)
@@ -24,6 +25,7 @@ struct LogoutCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure("\(error)")
         }
+        try forgetPulledSettings(beside: settings.susiLogin.tokenFile)
         switch outcome {
         case .notLoggedIn:
             print("Not logged in.")
@@ -32,6 +34,14 @@ struct LogoutCommand: AsyncParsableCommand {
         case .loggedOut(let login, .failure(let error)):
             print("Logged out \(login) here.")
             FileHandle.standardError.write(Data("(the server was not told: \(error))\n".utf8))
+        }
+    }
+
+    /// The account's settings must not outlive the login they were pulled with.
+    private func forgetPulledSettings(beside tokenFile: URL) throws {
+        let pulled = SettingsSync.file(tokenFile: tokenFile)
+        if unlink(pulled.path) != 0, errno != ENOENT {
+            throw CommandFailure("cannot remove the pulled account settings \(pulled.path): \(String(cString: strerror(errno)))")
         }
     }
 }

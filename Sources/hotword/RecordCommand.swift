@@ -22,6 +22,9 @@ struct RecordCommand: ParsableCommand {
     @Option(help: "The sample rate to ask the device for, in Hz; the recording is converted to 16 kHz.")
     var rate = AudioFormat.sampleRate
 
+    /// -60 dBFS: below any voice, and above the noise floor of a muted or absent microphone.
+    private static let silence: Float = 0.001
+
     func validate() throws {
         guard seconds > 0, seconds <= 3600 else {
             throw ValidationError("--seconds must be more than 0 and at most 3600, not \(seconds)")
@@ -43,5 +46,9 @@ struct RecordCommand: ParsableCommand {
                                      sampleRate: AudioFormat.sampleRate)
         let recorded = Double(count) / Double(AudioFormat.sampleRate)
         print("recorded \(recorded) s from '\(device)' (\(format.sampleFormat) \(format.sampleRate) Hz \(format.channels) ch) to \(output)")
+        if samples[..<count].allSatisfy({ abs($0) < Self.silence }) {
+            printNote("nothing was heard: every sample is below -60 dBFS; check that the microphone is not muted and its gain "
+                      + "(alsamixer), or choose another with --device NAME")
+        }
     }
 }

@@ -33,8 +33,9 @@ struct RunCommand: AsyncParsableCommand {
 
             A microphone that is not there yet (unplugged, its sound server still starting) is \
             waited for. Under systemd (Type=notify) it reports when it is listening, and pings the \
-            watchdog from its audio loop. Exit status: 0 after a stop, 78 when the configuration, \
-            a device name or a model is wrong, 1 on other failures (a busy loudspeaker, say).
+            watchdog from its audio loop. Exit status: 0 after a stop, 64 for a wrong command line, \
+            78 when the configuration, a device name or a model is wrong, 1 on other failures (a \
+            busy loudspeaker, say).
             """)
 
     @Option(help: ArgumentHelp("Read settings from this file only (instead of the system and user files).", valueName: "FILE"))
@@ -47,6 +48,8 @@ struct RunCommand: AsyncParsableCommand {
     var playbackDevice: String?
 
     @OptionGroup var detector: DetectorOptions
+
+    @OptionGroup var phraseCheck: PhraseCheckSwitch
 
     @Option(help: "The SUSI server, e.g. http://localhost:4000.")
     var server: String?
@@ -70,12 +73,7 @@ struct RunCommand: AsyncParsableCommand {
     var verbose = false
 
     func validate() throws {
-        if let gain = detector.gain, !(gain.isFinite && gain > 0 && gain <= 100) {
-            throw ValidationError("--gain must be more than 0 and at most 100, not \(gain)")
-        }
-        if let server, URL(string: server).map({ ["http", "https"].contains($0.scheme?.lowercased() ?? "") && $0.host != nil }) != true {
-            throw ValidationError("--server must be an http or https URL, not '\(server)'")
-        }
+        try SUSIOptions.checkServer(server)
     }
 
     func run() async throws {
@@ -83,7 +81,15 @@ struct RunCommand: AsyncParsableCommand {
         let logger = Logger(label: "hotword.run")
         let signals = RunSignals()
         let configuration: AssistantConfiguration
-        do { configuration = try await settings(logger: logger) } catch { throw CommandFailure("\(error)", status: .configuration) }
+        do {
+            configuration = try await settings(logger: logger)
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            throw CommandFailure("\(error)", status: .configuration)
+        }
+        // Said, not fatal: the assistant still listens and answers in print (as when an engine fails).
+        for setting in (try? configuration.unusableSpeechSettings()) ?? [] { logger.warning("\(setting)") }
         let notifier: ServiceNotifier?
         do {
             notifier = try ServiceNotifier.fromEnvironment()
@@ -102,11 +108,7 @@ struct RunCommand: AsyncParsableCommand {
                 ? "\(error) and choose one with --device NAME or capture_device in [audio] of hotword.toml" : error.description,
                 status: .configuration)
         } catch .playback(let error) {
-            let message = error.suggestsAnotherDevice
-                ? "\(error) and choose one with --playback-device NAME or playback_device in [audio] of hotword.toml" : error.description
-            // A loudspeaker ALSA knows but cannot open now (busy, unplugged) may be there at the next start.
-            if case .cannotOpen(let name, _, _, _) = error, AudioDevices.isKnown(name) { throw CommandFailure(message) }
-            throw CommandFailure(message, status: .configuration)
+            throw CommandFailure.device(error, choose: "--playback-device NAME or playback_device in [audio] of hotword.toml")
         } catch {
             throw CommandFailure(error.description, status: .configuration)
         }
@@ -142,10 +144,12 @@ struct RunCommand: AsyncParsableCommand {
         if let playbackDevice { configuration.audio.playbackDevice = playbackDevice }
         if !detector.givenModels.isEmpty { configuration.wake.models = detector.givenModels }
         if let gain = detector.gain { configuration.audio.gain = gain }
-        if detector.sensitivity != nil {
-            // One value, or one per keyword of the chosen models: those override the files.
-            try detector.applySensitivity(to: &configuration, keywords: try detector.loadModels().flatMap(\.keywords))
+        if !detector.sensitivity.isEmpty {
+            // For the keywords of the models that will listen: these override the files.
+            let models = try configuration.wake.models.map(DetectorOptions.loadModel)
+            try detector.applySensitivity(to: &configuration, keywords: models.flatMap(\.keywords))
         }
+        phraseCheck.apply(to: &configuration)
         if let server { configuration.susi.server = URL(string: server)! }
         if let language { configuration.susi.language = language }
         if let stt { configuration.stt.backend = stt }

@@ -16,6 +16,11 @@ struct SUSIOptions: ParsableArguments {
     var language: String?
 
     func validate() throws {
+        try Self.checkServer(server)
+    }
+
+    /// `--server`, wherever it is given, is the URL of a SUSI server.
+    static func checkServer(_ server: String?) throws(ValidationError) {
         guard let server else { return }
         guard let url = URL(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
             throw ValidationError("--server must be an http or https URL, not '\(server)'.")

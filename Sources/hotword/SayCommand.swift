@@ -47,9 +47,10 @@ struct SayCommand: AsyncParsableCommand {
                 _ = try speaker.play(audio.samples, sampleRate: audio.sampleRate)
                 _ = speaker.drain()
             }
+        } catch let error as AudioDeviceError {
+            throw CommandFailure.device(error, choose: "--playback-device NAME")
         } catch {
-            FileHandle.standardError.write(Data("hotword say: \(error)\n".utf8))
-            throw ExitCode.failure
+            throw CommandFailure("\(error)")
         }
     }
 }

@@ -18,8 +18,8 @@ struct ServeCommand: ParsableCommand {
             client's stream, ms) and not-detected (after audio-stop without detection). \
             Settings come from [wyoming], [wake] and [detector] of hotword.toml (as for run), or only \
             from --config FILE; options given here win. With avahi-publish-service installed it is \
-            announced as _wyoming._tcp. Ctrl-C or SIGTERM stops it. Exit status 78 when the \
-            configuration or a model is wrong, 1 when it cannot listen.
+            announced as _wyoming._tcp. Ctrl-C or SIGTERM stops it. Exit status 64 for a wrong \
+            command line, 78 when the configuration or a model is wrong, 1 when it cannot listen.
             """)
 
     @Option(help: ArgumentHelp("Where to listen: tcp://HOST:PORT or unix:///PATH (default: tcp://0.0.0.0:10400, or [wyoming] uri).",
@@ -30,6 +30,8 @@ struct ServeCommand: ParsableCommand {
     var config: String?
 
     @OptionGroup var detector: DetectorOptions
+
+    @OptionGroup var phraseCheck: PhraseCheckSwitch
 
     @Flag(help: "Do not announce the service with Zeroconf.")
     var noZeroconf = false
@@ -51,6 +53,8 @@ struct ServeCommand: ParsableCommand {
         let catalog: WakeWordCatalog
         do {
             (settings, catalog) = try serverSettings()
+        } catch let error as ValidationError {
+            throw error
         } catch {
             throw CommandFailure("\(error)", status: .configuration)
         }
@@ -78,7 +82,8 @@ struct ServeCommand: ParsableCommand {
     }
 
     /// `[wyoming]` from the files with the options over it, and the models it serves loaded
-    /// with their detector settings (`[wake]`, `[wake.keywords."…"]`, `[detector]`, `--sensitivity`).
+    /// with their detector settings (`[wake]`, `[wake.keywords."…"]`, `[detector]`, `--sensitivity`,
+    /// `--[no-]check-phrase`).
     private func serverSettings() throws -> (WyomingSettings, WakeWordCatalog) {
         var configuration = try SettingsFiles.load(only: config)
         if let wyoming { configuration.wyoming.endpoint = try WyomingEndpoint(parsing: wyoming) }
@@ -86,6 +91,7 @@ struct ServeCommand: ParsableCommand {
         if let gain = detector.gain { configuration.audio.gain = gain }
         let models = try configuration.wyoming.models.map { name in (name, try DetectorOptions.loadModel(name)) }
         try detector.applySensitivity(to: &configuration, keywords: models.flatMap(\.1.keywords))
+        phraseCheck.apply(to: &configuration)
         let entries = models.map { name, model in
             // A path is served under its file name: /models/kitchen.hwks as "kitchen".
             WakeWordEntry(name: URL(fileURLWithPath: name).deletingPathExtension().lastPathComponent, model: model,

@@ -42,8 +42,13 @@ enum SettingsFiles {
         do {
             return try ConfigurationLoader.load(files, onto: AssistantConfiguration(clientVersion: HotwordVersion.current))
         } catch {
-            throw CommandFailure("\(error.errors.count == 1 ? "" : "\(error.errors.count) problems in the configuration:\n")\(error)",
-                                 status: .configuration)
+            throw failure(error.errors)
         }
+    }
+
+    /// The problems of the configuration files, one a line (status 78).
+    static func failure(_ problems: [ConfigError]) -> CommandFailure {
+        CommandFailure("\(problems.count == 1 ? "" : "\(problems.count) problems in the configuration:\n")\(ConfigErrors(problems))",
+                       status: .configuration)
     }
 }

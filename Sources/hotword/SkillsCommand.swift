@@ -10,9 +10,10 @@ struct SkillsCommand: AsyncParsableCommand {
         abstract: "List SUSI.AI's skill groups, or the skills of a group with example questions.",
         discussion: """
             Without arguments lists the skill groups; with a GROUP (or --all) its skills with their \
-            description, author and example questions. Lists are cached for a day next to the SUSI \
-            token ($STATE_DIRECTORY, or ~/.cache/hotword) and used from there when the server cannot \
-            be reached.
+            description, author and example questions. Lists are cached for a day in \
+            ~/.cache/hotword/susi-skills ($CACHE_DIRECTORY for the service) and used from there when \
+            the server cannot be reached; an empty list is not kept. A GROUP the server does not have \
+            is a wrong command line (status 64).
             """)
 
     @Argument(help: "A skill group, as `hotword skills` lists them.")
@@ -36,7 +37,7 @@ struct SkillsCommand: AsyncParsableCommand {
     func run() async throws {
         let settings = try susi.settings()
         let catalog = SUSISkillCatalog(client: susi.client(settings),
-                                       cacheFolder: SUSISkillCatalog.defaultCacheFolder(tokenFile: settings.susiLogin.tokenFile))
+                                       cacheFolder: SUSISkillCatalog.defaultCacheFolder())
         do {
             if group == nil, !all, search == nil {
                 let groups = try await catalog.groups()
@@ -45,8 +46,16 @@ struct SkillsCommand: AsyncParsableCommand {
             } else {
                 let listing = try await catalog.skills(group: group)
                 report(listing.source)
+                if let group, listing.value.isEmpty {
+                    let groups = try await catalog.groups().value
+                    throw ValidationError("no skill group '\(group)' on \(settings.susi.server.absoluteString); it has \(groups.joined(separator: ", "))")
+                }
                 let skills = search.map { text in listing.value.filter { $0.matches(text) } } ?? listing.value
-                print(json ? try Self.jsonText(skills) : skills.map(Self.text).joined(separator: "\n\n"))
+                if json {
+                    print(try Self.jsonText(skills))
+                } else {
+                    print(skills.isEmpty ? "No skills match." : skills.map(Self.text).joined(separator: "\n\n"))
+                }
             }
         } catch let error as SUSIError {
             throw CommandFailure("\(error)")
@@ -56,7 +65,7 @@ struct SkillsCommand: AsyncParsableCommand {
     /// Says on standard error when the list is an old one because the server failed.
     private func report(_ source: SUSISkillCatalog.Source) {
         guard case .staleCache(let fetched, let error) = source else { return }
-        FileHandle.standardError.write(Data("(\(error); showing the list cached \(fetched.formatted()))\n".utf8))
+        FileHandle.standardError.write(Data("(\(error); showing the list cached \(isoTime(fetched)))\n".utf8))
     }
 
     static func text(_ skill: SUSISkill) -> String {

@@ -54,6 +54,11 @@ struct SynthesizeCommand: ParsableCommand {
     @Option(name: .customLong("engine"), help: ArgumentHelp("Use only this engine: espeak-ng, flite or festival (repeatable; default: all installed).", valueName: "NAME"))
     var engines: [EngineKind] = []
 
+    func validate() throws {
+        if let maxClips, maxClips < 1 { throw ValidationError("--max-clips must be at least 1, not \(maxClips).") }
+        if threads < 1 { throw ValidationError("--threads must be at least 1, not \(threads).") }
+    }
+
     func run() throws {
         var options = SynthesisOptions(phrase: phrase, outputDirectory: URL(fileURLWithPath: output))
         options.negatives = negatives

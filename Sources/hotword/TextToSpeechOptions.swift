@@ -14,7 +14,7 @@ struct TextToSpeechOptions: ParsableArguments {
     @Option(help: "espeak: the voice, optionally with a variant (en-us, de, en-us+klatt4; see `espeak-ng --voices`). Default: tts.espeak.voice, else en-us.")
     var voice: String?
 
-    @Option(help: "espeak: words per minute (80–450). Default: tts.espeak.rate, else 175.")
+    @Option(help: "espeak: words per minute (\(EspeakConfiguration.rates.lowerBound)–\(EspeakConfiguration.rates.upperBound)). Default: tts.espeak.rate, else 175.")
     var rate: Int?
 
     @Option(help: "espeak: base pitch (0–100). Default: tts.espeak.pitch, else 50.")
@@ -36,10 +36,24 @@ struct TextToSpeechOptions: ParsableArguments {
 
     func validate() throws {
         if backend == TextToSpeechSettings.Backend.none { throw ValidationError("--backend none would say nothing: choose espeak, command or wyoming.") }
+        try Self.checkVoice(voice)
+        if let rate, !EspeakConfiguration.rates.contains(rate) {
+            throw ValidationError("--rate must be \(EspeakConfiguration.rates.lowerBound)–\(EspeakConfiguration.rates.upperBound) words per minute, not \(rate).")
+        }
+        if let pitch, !EspeakConfiguration.pitches.contains(pitch) {
+            throw ValidationError("--pitch must be \(EspeakConfiguration.pitches.lowerBound)–\(EspeakConfiguration.pitches.upperBound), not \(pitch).")
+        }
         if let timeout, timeout <= 0 { throw ValidationError("--timeout must be positive, not \(timeout).") }
         if let command, CommandLineWords.split(command).isEmpty { throw ValidationError("--command names no program.") }
         if let wyoming {
             do { _ = try WyomingEndpoint(parsing: wyoming) } catch { throw ValidationError("--wyoming: \(error)") }
+        }
+    }
+
+    /// `--voice`, wherever it is given, is a voice espeak-ng has.
+    static func checkVoice(_ voice: String?) throws {
+        if let voice, try EspeakSynthesizer.language(ofVoice: voice) == nil {
+            throw ValidationError("--voice \(voice): espeak-ng has no such voice (`espeak-ng --voices` lists them).")
         }
     }
 
@@ -62,6 +76,10 @@ struct TextToSpeechOptions: ParsableArguments {
         }
         if settings.backend == .none {
             throw ValidationError("tts.backend is \"none\", which would say nothing: choose one with --backend.")
+        }
+        if settings.backend == .espeak, try EspeakSynthesizer.language(ofVoice: settings.espeak.voice) == nil {
+            throw CommandFailure("tts.espeak.voice = \"\(settings.espeak.voice)\": espeak-ng has no such voice (`espeak-ng --voices` lists them)",
+                                 status: .configuration)
         }
         return settings.selected
     }

@@ -58,6 +58,6 @@ struct TranscribeCommand: AsyncParsableCommand {
     }
 
     private func report(_ message: String) {
-        FileHandle.standardError.write(Data("hotword transcribe: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
     }
 }

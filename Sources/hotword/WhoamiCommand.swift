@@ -24,6 +24,6 @@ struct WhoamiCommand: AsyncParsableCommand {
         guard status.loggedIn else {
             throw CommandFailure("the token of \(status.login) on \(status.server) is no longer valid (`hotword login` logs in again)")
         }
-        print("\(status.login) on \(status.server), token valid until \(status.expires.formatted())")
+        print("\(status.login) on \(status.server), token valid until \(isoTime(status.expires))")
     }
 }

@@ -72,6 +72,8 @@ struct AssistantPartsTests {
         #expect(lines[4] == #"{"event":"utterance_end","duration":2.25,"reason":"trailing_silence"}"#)
         #expect(lines[5] == #"{"event":"no_speech"}"#)
         #expect(lines[6] == #"{"event":"transcript","text":"what's \"up\"\n"}"#)
+        // A program reading the answer knows who spoke: the text is the answer alone.
+        #expect(lines[7] == #"{"event":"answer","text":"Hi\tthere"}"#)
         for line in lines {
             #expect(!line.contains("\n"))
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]

@@ -63,6 +63,7 @@ struct AssistantTests {
             configuration.susi.retry = .never
             configuration.history.file = folder.appendingPathComponent("history.sqlite")
             configuration.susiLogin.tokenFile = folder.appendingPathComponent("susi-token.json")
+            configuration.skillCacheFolder = folder.appendingPathComponent("susi-skills")
             adjust(&configuration)
             let log = EventLog()
             do {

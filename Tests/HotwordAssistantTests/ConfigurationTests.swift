@@ -253,14 +253,16 @@ struct ConfigurationTests {
             [stt]
             backend = "command"
             [susi]
-            login = "me@example.org"
+            password = "secret"
             """)
+        // A login alone is the account `hotword login` keeps the token of; a password alone is no account.
         #expect(errors == [
             .invalidValue(file: "hotword.toml", line: 3, key: "audio.buffer_ms", value: "150",
                           expected: "at least two periods (2 × period_ms = 200)"),
             .invalidValue(file: "hotword.toml", line: 5, key: "stt.backend", value: "[]",
                           expected: "the program and its arguments, one containing {wav} (needed by backend = \"command\")"),
-            .invalidValue(file: "hotword.toml", line: 7, key: "susi.login", value: "\"\"", expected: "a password too, since the other is set"),
+            .invalidValue(file: "hotword.toml", line: 7, key: "susi.password", value: "<redacted>",
+                          expected: "no password without a login (the account's e-mail address)"),
         ])
     }
 

@@ -28,6 +28,7 @@ struct ConversationTests {
             configuration.susi.retry = .never
             configuration.history.file = folder.appendingPathComponent("history.sqlite")
             configuration.susiLogin.tokenFile = folder.appendingPathComponent("susi-token.json")
+            configuration.skillCacheFolder = folder.appendingPathComponent("susi-skills")
             adjust(&configuration)
             let log = log
             assistant = try await Assistant(configuration: configuration, microphone: microphone) { log.append($0) }

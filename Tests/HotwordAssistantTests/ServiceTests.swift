@@ -1,4 +1,6 @@
 import Foundation
+import HotwordHistory
+import HotwordFolders
 @testable import HotwordAssistant
 import HotwordAudio
 import HotwordModels
@@ -79,10 +81,30 @@ struct ServiceNotifierTests {
     }
 
     @Test func aServicesTokenGoesToItsStateDirectory() {
-        #expect(SUSIAccount.defaultTokenFile(environment: ["STATE_DIRECTORY": "/var/lib/hotword", "XDG_CACHE_HOME": "/c"]).path
+        #expect(SUSIAccount.defaultTokenFile(environment: ["STATE_DIRECTORY": "/var/lib/hotword", "XDG_STATE_HOME": "/s"]).path
             == "/var/lib/hotword/susi-token.json")
         #expect(SUSIAccount.defaultTokenFile(environment: ["STATE_DIRECTORY": "/var/lib/hotword:/var/lib/other"]).path
             == "/var/lib/hotword/susi-token.json")
-        #expect(SUSIAccount.defaultTokenFile(environment: ["XDG_CACHE_HOME": "/c"]).path == "/c/hotword/susi-token.json")
+    }
+
+    /// One rule for every file hotword writes (issue #49: the token and the skills cache ignored
+    /// `$HOME`): the XDG variable, else its default under `$HOME`, else the service's folder.
+    @Test func everyFileHotwordKeepsFollowsXDGAndHome() {
+        let home = ["HOME": "/home/u"]
+        #expect(SUSIAccount.defaultTokenFile(environment: home).path == "/home/u/.local/state/hotword/susi-token.json")
+        #expect(HistoryLocation.defaultFile(environment: home).path == "/home/u/.local/state/hotword/history.sqlite")
+        #expect(SUSISkillCatalog.defaultCacheFolder(environment: home).path == "/home/u/.cache/hotword/susi-skills")
+        #expect(ConfigurationFiles.user(environment: home) == "/home/u/.config/hotword/hotword.toml")
+        #expect(UserFolder.data.file("data", environment: home).path == "/home/u/.local/share/hotword/data")
+        let xdg = home.merging(["XDG_STATE_HOME": "/x/state", "XDG_CACHE_HOME": "/x/cache", "XDG_CONFIG_HOME": "/x/config",
+                                "XDG_DATA_HOME": "/x/data"]) { $1 }
+        #expect(SUSIAccount.defaultTokenFile(environment: xdg).path == "/x/state/hotword/susi-token.json")
+        #expect(SUSISkillCatalog.defaultCacheFolder(environment: xdg).path == "/x/cache/hotword/susi-skills")
+        #expect(UserFolder.config.url(environment: xdg).path == "/x/config/hotword")
+        #expect(UserFolder.data.url(environment: xdg).path == "/x/data/hotword")
+        // An empty variable is not set (XDG); a service's folders win.
+        #expect(UserFolder.cache.url(environment: home.merging(["XDG_CACHE_HOME": ""]) { $1 }).path == "/home/u/.cache/hotword")
+        #expect(SUSISkillCatalog.defaultCacheFolder(environment: xdg.merging(["CACHE_DIRECTORY": "/var/cache/hotword"]) { $1 }).path
+            == "/var/cache/hotword/susi-skills")
     }
 }

@@ -85,6 +85,18 @@ import Testing
         #expect(events.all.contains { if case .retrying(_, Int64(half), 2, 3) = $0 { true } else { false } })
     }
 
+    /// Offline: the requests are made, and then one error says the server cannot be reached.
+    @Test func aServerThatCannotBeReachedIsSaidToBeSoAfterTheRetries() async throws {
+        let entry = try TestCorpora.entry("speech_commands", .speechCommands, content: archive,
+                                          url: URL(string: "http://127.0.0.1:1/data/sc.tar.gz")!)
+        await #expect {
+            _ = try await store.fetch(entry, with: downloader) { _ in }
+        } throws: { error in
+            guard case .unreachable("speech_commands", .couldNotConnect, requests: 3) = error as? CorpusError else { return false }
+            return "\(error)".hasPrefix("speech_commands: cannot reach http://127.0.0.1:1/data/sc.tar.gz (3 requests; the last: couldn't connect")
+        }
+    }
+
     @Test func anInterruptedDownloadIsResumedByTheNextFetch() async throws {
         let half = archive.count / 2
         let server = try TestHTTPServer.serving(archive, at: "/data/sc.tar.gz", cutFirstAfter: half)

@@ -45,6 +45,7 @@ import Testing
         let wake = info.data["wake"]?.array?.first?.object
         let program = try #require(wake)
         #expect(program["name"] == "hotword" && program["installed"] == true && program["attribution"]?.object?["name"] == "hotword")
+        #expect(program["attribution"]?.object?["url"] == "man:hotword(1)")
         let models = program["models"]?.array?.compactMap(\.object) ?? []
         #expect(models.map { $0["name"] } == ["computer", "jarvis"])
         for model in models {

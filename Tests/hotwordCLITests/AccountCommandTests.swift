@@ -48,6 +48,46 @@ struct AccountCommandTests {
         }
     }
 
+    @Test func askSendsTheTokenOfLoginUntilLogoutForgetsItAndThePulledSettings() async throws {
+        let server = try SUSITestServer(account: Self.account)
+        defer { server.shutdown() }
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let anonymous = try susiConfig(in: folder, server: server)
+        #expect(try await HotwordBinary.run(["login", "--login", Self.account.login, "--config", anonymous],
+                                            input: Self.account.password + "\n").status == 0)
+        #expect(try await HotwordBinary.run(["ask", "hi", "--config", anonymous]).status == 0)
+        #expect(server.chatRequests.last?.query("access_token") == Self.account.token)
+
+        // Naming the account without its password is the README's setup, and valid.
+        let named = try susiConfig(in: folder, server: server, extra: "login = \"\(Self.account.login)\"")
+        let check = try await HotwordBinary.run(["config", "check", named])
+        #expect(check.status == 0, "\(check.stderr)")
+        server.userSettings = ["prefLanguage": "de-DE"]
+        #expect(try await HotwordBinary.run(["settings", "pull", "--config", named]).status == 0)
+        #expect(try await HotwordBinary.run(["ask", "hallo", "--config", named]).status == 0)
+        #expect(server.chatRequests.last?.query("access_token") == Self.account.token)
+        #expect(server.chatRequests.last?.query("language") == "de")
+
+        #expect(try await HotwordBinary.run(["logout", "--config", named]).status == 0)
+        #expect(try await HotwordBinary.run(["ask", "hello", "--config", named]).status == 0)
+        #expect(server.chatRequests.last?.query("access_token") == nil)
+        #expect(server.chatRequests.last?.query("language") == "en")
+    }
+
+    @Test func aPasswordWithoutALoginIsNamedInConfigCheck() async throws {
+        let server = try SUSITestServer(account: Self.account)
+        defer { server.shutdown() }
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = try susiConfig(in: folder, server: server, extra: "password = \"\(Self.account.password)\"")
+        let check = try await HotwordBinary.run(["config", "check", config])
+        #expect(check.status == 78)
+        #expect(check.stderr.hasSuffix(":4: susi.password = <redacted> is invalid: expected no password without a login (the account's e-mail address)\n"),
+                "\(check.stderr)")
+        #expect(!check.stderr.contains(Self.account.password))
+    }
+
     @Test func aWrongPasswordStoresNothing() async throws {
         let server = try SUSITestServer(account: Self.account)
         defer { server.shutdown() }

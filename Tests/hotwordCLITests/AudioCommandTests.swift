@@ -38,6 +38,19 @@ struct AudioCommandTests {
         let wav = try WAV(Data(contentsOf: output))
         #expect(wav.format == 1 && wav.channels == 1 && wav.sampleRate == 16_000 && wav.bitsPerSample == 16)
         #expect(wav.samples == Array(input[..<12_000]))
+        #expect(!result.stderr.contains("nothing was heard"))
+    }
+
+    @Test func recordingSilenceIsSaid() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appendingPathComponent("muted.raw")
+        try ALSATestDevices.rawData([Int16](repeating: 3, count: 8_000)).write(to: source)
+        let output = folder.appendingPathComponent("recording.wav")
+        let result = try await HotwordBinary.run(["record", output.path, "--seconds", "0.25",
+                                                  "--device", ALSATestDevices.capture(replaying: source)])
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("\n(nothing was heard: every sample is below -60 dBFS;"), "\(result.stderr)")
     }
 
     @Test func recordFromAnUnknownDeviceFailsWithOneClearLine() async throws {

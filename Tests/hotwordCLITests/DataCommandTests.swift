@@ -136,8 +136,8 @@ import Testing
         try ModelStore.save(ToneModels.model(keyword: "beep", frequency: 1_000), to: model)
         let result = try await HotwordBinary.run(["eval", "--model", model, "--part", "all", "--json", "--data-dir", dataDirectory])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("--negatives not given: using the fetched corpora \(dataDirectory)/speech_commands/words\n"), "\(result.stderr)")
-        #expect(result.stderr.contains("--noise not given: using the fetched corpora \(dataDirectory)/speech_commands/noise\n"), "\(result.stderr)")
+        #expect(result.stderr.contains("--negatives not given: using the fetched corpora \(dataDirectory)/speech_commands/words)\n"), "\(result.stderr)")
+        #expect(result.stderr.contains("--noise not given: using the fetched corpora \(dataDirectory)/speech_commands/noise)\n"), "\(result.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
         #expect((report["negative_hours"] as! Double) > 0)
 
@@ -147,8 +147,8 @@ import Testing
         let named = try await HotwordBinary.run(["eval", "--model", model, "--part", "all", "--json", "--data-dir", dataDirectory,
                                                  "--negatives", mine.path, "--negatives", "speech_commands", "--noise", "speech_commands"])
         #expect(named.status == 0, "\(named.stderr)")
-        #expect(named.stderr == "hotword: --negatives speech_commands: the fetched corpus \(dataDirectory)/speech_commands/words\n"
-                + "hotword: --noise speech_commands: the fetched corpus \(dataDirectory)/speech_commands/noise\n")
+        #expect(named.stderr == "(--negatives speech_commands: the fetched corpus \(dataDirectory)/speech_commands/words)\n"
+                + "(--noise speech_commands: the fetched corpus \(dataDirectory)/speech_commands/noise)\n")
         let both = try JSONSerialization.jsonObject(with: Data(named.stdout.utf8)) as! [String: Any]
         #expect((both["negative_hours"] as! Double) > (report["negative_hours"] as! Double))
 

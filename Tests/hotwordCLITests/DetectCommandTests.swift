@@ -111,12 +111,38 @@ import Testing
         #expect(lenient.stdout.contains("beep"))
     }
 
+    /// `--sensitivity NAME=VALUE`, as `run --help`, the README and the model cards write it: the
+    /// name in either spelling, and a plain value for the keywords not named.
+    @Test func sensitivityIsGivenPerKeywordByName() async throws {
+        let quiet = folder.appendingPathComponent("quiet.wav").path
+        try AudioFileWriter.writeWAV(ToneModels.signal(seconds: 6, tones: [(1, 1_000), (4, 2_000)], amplitude: 0.02),
+                                     to: URL(fileURLWithPath: quiet), sampleRate: 16_000)
+        let highModel = folder.appendingPathComponent("high.hwks").path
+        try ModelStore.save(ToneModels.model(keyword: "high beep", frequency: 2_000), to: highModel)
+        func heard(_ sensitivity: String...) async throws -> [String] {
+            let result = try await HotwordBinary.run(["detect", quiet, "--model", modelPath, "--model", highModel]
+                                                     + sensitivity.flatMap { ["--sensitivity", $0] })
+            #expect(result.status == 0, "\(sensitivity): \(result.stderr)")
+            return result.stdout.split(separator: "\n").map { String($0.split(separator: "\t")[2]) }
+        }
+        #expect(try await heard("beep=1,high_beep=0") == ["beep"])
+        #expect(try await heard("high beep=1", "0") == ["high beep"])
+        #expect(try await heard("0,1") == ["high beep"])
+        #expect(try await heard("1") == ["beep", "high beep"])
+
+        let unknown = try await HotwordBinary.run(["detect", quiet, "--model", modelPath, "--sensitivity", "hey_susi=0.8"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.hasPrefix("Error: --sensitivity 'hey_susi=0.8': no keyword 'hey_susi' in the models loaded ('beep')\nUsage: hotword detect "),
+                "\(unknown.stderr)")
+    }
+
     /// A wrong command line ends with status 64 and the usage; a model that does not load is a
     /// wrong model (78, as in the README's table): one line naming the file, no usage.
     @Test func badArgumentsAndModelsGiveOneClearLine() async throws {
         let badSensitivity = try await HotwordBinary.run(["detect", tonePath, "--model", modelPath, "--sensitivity", "2"])
         #expect(badSensitivity.status == 64)
-        #expect(badSensitivity.stderr.contains("--sensitivity '2': expected one number in [0, 1]"))
+        #expect(badSensitivity.stderr.hasPrefix("Error: --sensitivity '2': expected NAME=VALUE (hey_susi=0.8) or a value, each in [0, 1]"))
+        #expect(badSensitivity.stderr.contains("Usage: hotword detect "), "the command's usage, not the root's: \(badSensitivity.stderr)")
 
         let corrupt = folder.appendingPathComponent("corrupt.hwks").path
         var bytes = try Data(contentsOf: URL(fileURLWithPath: modelPath))
@@ -129,6 +155,10 @@ import Testing
 
         let unknown = try await HotwordBinary.run(["detect", tonePath, "--model", "no_such_model"])
         #expect(unknown.stderr.contains("no model named 'no_such_model'"))
+        let misspelt = try await HotwordBinary.run(["detect", tonePath, "--model", "computr"])
+        #expect(misspelt.status == 78)
+        #expect(misspelt.stderr.hasPrefix("Error: no model named 'computr' (did you mean 'computer'? the models: alexa, computer, hey_susi, jarvis)"),
+                "\(misspelt.stderr)")
     }
 
     /// `--check-phrase` keeps what pocketsphinx hears: a person saying "computer", found by the

@@ -79,7 +79,7 @@ struct AudioFaultTests {
         #expect(daemon.logged("capture device '\(microphoneName)' could not be opened: No such file or directory"
             + " — list devices with `hotword devices`; waiting for it").count == 1)
         #expect(daemon.logged("is available after").count == 1)
-        #expect(daemon.answers == ["SUSI: \(FaultRig.answer)"])
+        #expect(daemon.answers == ["\(FaultRig.answer)"])
         #expect(daemon.events("wake").count == 1)
     }
 
@@ -131,7 +131,7 @@ struct AudioFaultTests {
         #expect(daemon.logged("works again after").count == 1)
         let transcript = try #require(daemon.events("transcript").first?["text"] as? String)
         #expect(transcript.split(separator: " ").contains("time"), "heard \"\(transcript)\"")
-        #expect(daemon.answers == ["SUSI: \(FaultRig.answer)"])
+        #expect(daemon.answers == ["\(FaultRig.answer)"])
     }
 
     /// Row: capture overrun because the reader is slow. The listener thread is frozen while
@@ -187,7 +187,7 @@ struct AudioFaultTests {
         #expect(lost > 11 && lost < 30, "\(daemon.errors)\n\(stderr)")
         #expect(daemon.logged("the listener fell behind").count == daemon.errors.count)
         #expect(daemon.events("wake").count == 1)
-        #expect(daemon.answers == ["SUSI: \(FaultRig.answer)"])
+        #expect(daemon.answers == ["\(FaultRig.answer)"])
     }
 
     /// Row: disk full while keeping a wake recording (`[recording] keep_dir` on a 64 KiB tmpfs,
@@ -228,7 +228,7 @@ struct AudioFaultTests {
         #expect(failure.contains("cannot write audio file \(disk.url.path)/") && failure.contains("-hey_susi.wav: "), "\(failure)")
         #expect(failure.contains("No space left on device"), "\(failure)")
         #expect(leftAfterFailure == [], "a partial file was left: \(leftAfterFailure)")
-        #expect(daemon.answers == ["SUSI: \(FaultRig.answer)", "SUSI: \(FaultRig.answer)"])
+        #expect(daemon.answers == ["\(FaultRig.answer)", "\(FaultRig.answer)"])
 
         let files = try FileManager.default.contentsOfDirectory(atPath: disk.url.path)
         #expect(files.count == 1)
@@ -318,12 +318,12 @@ struct ServiceFaultTests {
         #expect(answered == [Bool](repeating: true, count: 6), "stdout: \(daemon.lines)\nstderr: \(stderr)")
         #expect(status == 0)
         #expect(daemon.answers == [
-            "SUSI: I can't reach SUSI right now.",
-            "SUSI: SUSI had a problem with that question.",
-            "SUSI: I can't reach SUSI right now.",
-            "SUSI: SUSI sent an answer I couldn't understand.",
-            "SUSI: SUSI is taking too long to answer.",
-            "SUSI: \(FaultRig.answer)",
+            "I can't reach SUSI right now.",
+            "SUSI had a problem with that question.",
+            "I can't reach SUSI right now.",
+            "SUSI sent an answer I couldn't understand.",
+            "SUSI is taking too long to answer.",
+            "\(FaultRig.answer)",
         ])
         let errors = daemon.errors
         #expect(errors.count == 5)
@@ -361,7 +361,7 @@ struct ServiceFaultTests {
         RunCommandTests.requireModel(stderr)
         #expect(first && second, "stdout: \(daemon.lines)\nstderr: \(stderr)")
         #expect(status == 0)
-        #expect(daemon.answers == ["SUSI: Sorry, I could not make out what you said.", "SUSI: \(FaultRig.answer)"])
+        #expect(daemon.answers == ["Sorry, I could not make out what you said.", "\(FaultRig.answer)"])
         let error = try #require(daemon.errors.first)
         #expect(daemon.errors.count == 1)
         #expect(error.hasPrefix("transcribe: ") && error.contains("127.0.0.1:\(port)"), "\(error)")
@@ -390,7 +390,7 @@ struct ServiceFaultTests {
 
         let daemon = try await rig.askTwice(config: config)
 
-        #expect(daemon.answers == ["SUSI: Sorry, I could not make out what you said.", "SUSI: \(FaultRig.answer)"])
+        #expect(daemon.answers == ["Sorry, I could not make out what you said.", "\(FaultRig.answer)"])
         #expect(daemon.errors == ["transcribe: speech to text (command): \(program.path) exited with status 2: whisper: cannot load model ggml-base.en.bin"])
         #expect(susi.chatRequests.map { $0.query("q") } == ["what time is it"])
     }
@@ -417,7 +417,7 @@ struct ServiceFaultTests {
 
         let daemon = try await rig.askTwice(config: config)
 
-        #expect(daemon.answers == ["SUSI: \(FaultRig.answer)", "SUSI: \(FaultRig.answer)"])
+        #expect(daemon.answers == ["\(FaultRig.answer)", "\(FaultRig.answer)"])
         let errors = daemon.errors
         #expect(errors.count == 2)
         #expect(errors.first == "speak: text to speech (command): \(program.path) exited with status 3: piper: voice model not found")

@@ -20,14 +20,16 @@ enum HotwordBinary {
         return folder.appendingPathComponent("hotword")
     }
 
-    /// Our environment with state and data folders of this test process's own (`XDG_STATE_HOME`,
-    /// `XDG_DATA_HOME`), so the history the commands under test record never lands in the user's,
-    /// and no corpus the user fetched (`hotword data fetch`) slips into what they use.
+    /// Our environment with state, cache and data folders of this test process's own
+    /// (`XDG_STATE_HOME`, `XDG_CACHE_HOME`, `XDG_DATA_HOME`), so the history, token and skill lists
+    /// the commands under test keep never land in the user's, and no corpus the user fetched
+    /// (`hotword data fetch`) slips into what they use.
     /// (Read anew each time: tests set variables such as ALSA's configuration path as they go.)
     static var environment: [String: String] {
         let scratch = FileManager.default.temporaryDirectory
         return ProcessInfo.processInfo.environment.merging(
             ["XDG_STATE_HOME": scratch.appendingPathComponent("hotword-test-state-\(getpid())").path,
+             "XDG_CACHE_HOME": scratch.appendingPathComponent("hotword-test-cache-\(getpid())").path,
              "XDG_DATA_HOME": scratch.appendingPathComponent("hotword-test-data-\(getpid())").path]) { $1 }
     }
 

@@ -96,7 +96,7 @@ struct RunCommandTests {
         #expect(transcript.split(separator: " ").contains("weather"), "heard \"\(transcript)\"")
         #expect(server.chatRequests.count == 1)
         #expect(server.chatRequests.first?.query("q") == transcript)
-        #expect(events.contains { $0["event"] as? String == "answer" && $0["text"] as? String == "SUSI: It is sunny and warm in Berlin today." })
+        #expect(events.contains { $0["event"] as? String == "answer" && $0["text"] as? String == "It is sunny and warm in Berlin today." })
         let states = events.compactMap { $0["state"] as? String }
         #expect(states == ["listening", "recording", "transcribing", "asking", "speaking", "listening"])
         // The cue and the spoken answer went to the loudspeaker, at 16 kHz.
@@ -181,6 +181,26 @@ struct RunCommandTests {
             + " — list devices with `hotword devices` and choose one with --device NAME or capture_device in [audio] of hotword.toml\n")
     }
 
+    /// What `run --help`, the README and the model cards tell users to type is taken: with these
+    /// options `run` gets as far as the microphone.
+    @Test func theDocumentedSensitivityAndPhraseCheckOptionsAreTaken() async throws {
+        _ = ALSATestDevices.configPath
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("hotword.toml")
+        try Data().write(to: config)
+        let start = ["run", "--config", config.path, "--device", ALSATestDevices.missingName]
+        for options in [["--sensitivity", "hey_susi=0.8"], ["--sensitivity", "hey susi=0.8", "--no-check-phrase"],
+                        ["--sensitivity", "0.7"], ["--check-phrase"]] {
+            let result = try await HotwordBinary.run(start + options)
+            #expect(result.status == 78 && result.stderr.hasPrefix("Error: capture device"), "\(options): \(result.stderr)")
+        }
+        let unknown = try await HotwordBinary.run(start + ["--sensitivity", "hey_jude=0.8"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.hasPrefix("Error: --sensitivity 'hey_jude=0.8': no keyword 'hey_jude' in the models loaded ('hey susi')\nUsage: hotword run "),
+                "\(unknown.stderr)")
+    }
+
     @Test func aBrokenConfigurationIsReportedBeforeAnythingStarts() async throws {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -203,16 +223,26 @@ struct ConfigCheckCommandTests {
             volume = 120
             [wake]
             sensitivty = 0.4
-            models = ["no_such_model"]
+            models = ["hey_susi", "computr"]
+            [wake.keywords.hey_susi]
+            sensitivity = 0.6
+            [wake.keywords."hey jude"]
+            sensitivity = 0.6
             """.utf8).write(to: config)
         let result = try await HotwordBinary.run(["config", "check", config.path])
         #expect(result.status == 78)
         #expect(result.stdout == "")
         let lines = result.stderr.split(separator: "\n").map(String.init)
-        #expect(lines == [
+        try #require(lines.count == 5, "\(result.stderr)")
+        #expect(Array(lines[..<3]) == [
+            "Error: 4 problems in the configuration:",
             "\(config.path):2: audio.volume = 120 is invalid: expected a whole number from 0 to 100 percent",
             "\(config.path):4: unknown key 'wake.sensitivty' (did you mean 'sensitivity'?)",
         ])
+        // The models are checked even with other problems in the file, and a misspelt one named.
+        #expect(lines[3].hasPrefix("\(config.path):5: wake.models = \"computr\" is invalid: expected a bundled model name or a .hwks file (did you mean 'computer'?) (no model named 'computr'"))
+        // hey_susi is the model's "hey susi"; a table for a keyword no model has would be ignored.
+        #expect(lines[4] == "\(config.path):8: wake.keywords.\"hey jude\" = {…} is invalid: expected a keyword of the models loaded (\"hey susi\"); this table is ignored")
     }
 
     @Test func missingModelsAreProblemsToo() async throws {
@@ -222,7 +252,35 @@ struct ConfigCheckCommandTests {
         try Data("[wake]\nmodels = [\"no_such_model\"]\n".utf8).write(to: config)
         let result = try await HotwordBinary.run(["config", "check", config.path])
         #expect(result.status == 78)
-        #expect(result.stderr.hasPrefix("\(config.path):2: wake.models = \"no_such_model\" is invalid: expected a bundled model name or a .hwks file (no model named 'no_such_model'"))
+        #expect(result.stderr.hasPrefix("Error: \(config.path):2: wake.models = \"no_such_model\" is invalid: expected a bundled model name or a .hwks file (no model named 'no_such_model'"))
+    }
+
+    /// Voices and languages the engines do not have would fail at the first answer, or never be
+    /// noticed: config check names them, and run says so at start.
+    @Test func voicesAndLanguagesTheEnginesLackAreNamed() async throws {
+        _ = ALSATestDevices.configPath
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("hotword.toml")
+        try Data("[susi]\nlanguage = \"de\"\n[tts.espeak]\nvoice = \"en-us\"\n".utf8).write(to: config)
+        let check = try await HotwordBinary.run(["config", "check", config.path])
+        #expect(check.status == 78)
+        #expect(check.stderr.split(separator: "\n").map(String.init) == [
+            "Error: 2 problems in the configuration:",
+            "\(config.path):2: susi.language = \"de\" is invalid: expected \"en\": stt.backend = \"pocketsphinx\" transcribes US English only (for de choose http, command or wyoming)",
+            "\(config.path):4: tts.espeak.voice = \"en-us\" is invalid: expected a voice speaking de, the language of the answers (this one speaks en-us; `espeak-ng --voices=de` lists them)",
+        ])
+        try Data("[tts.espeak]\nvoice = \"xx-none\"\n".utf8).write(to: config)
+        let unknown = try await HotwordBinary.run(["config", "check", config.path])
+        #expect(unknown.stderr == "Error: \(config.path):2: tts.espeak.voice = \"xx-none\" is invalid: expected a voice espeak-ng has (`espeak-ng --voices` lists them)\n")
+        // espeak-ng does speak Klingon.
+        try Data("[tts.espeak]\nvoice = \"klingon\"\n".utf8).write(to: config)
+        let klingon = try await HotwordBinary.run(["config", "check", config.path])
+        #expect(klingon.stderr.hasSuffix("tts.espeak.voice = \"klingon\" is invalid: expected a voice speaking en, the language of the answers (this one speaks piqd; `espeak-ng --voices=en` lists them)\n"), "\(klingon.stderr)")
+
+        let run = try await HotwordBinary.run(["run", "--config", config.path, "--language", "de", "--device", ALSATestDevices.missingName])
+        #expect(run.status == 78)
+        #expect(run.stderr.contains("susi.language = \"de\" is invalid: expected \"en\""), "\(run.stderr)")
     }
 
     @Test func aGoodFileIsOK() async throws {

@@ -87,9 +87,9 @@ struct RunHistoryTests {
         #expect(asked && rated && helped, "stdout: \(daemon.lines)\nstderr: \(stderr)")
         #expect(status == 0)
         #expect(daemon.answers.count == 3)
-        #expect(daemon.answers.prefix(2) == ["SUSI: I am SUSI.", "SUSI: Thank you! I told SUSI."])
+        #expect(daemon.answers.prefix(2) == ["I am SUSI.", "Thank you! I told SUSI."])
         let help = try #require(daemon.answers.last)
-        #expect(help.hasPrefix("SUSI: You can ask me, for example: “"), "\(help)")
+        #expect(help.hasPrefix("You can ask me, for example: “"), "\(help)")
         #expect(["Who are you?", "What is SUSI?"].filter { help.contains($0) }.count == 1, "\(help)")
         #expect(help.contains("What is a lighthouse?") && help.contains("How do I make a mojito?"), "\(help)")
         // Only the question went to SUSI's chat; the thanks became a rating, the help used the skill list.
@@ -107,10 +107,10 @@ struct RunHistoryTests {
         #expect(exchanges.map { $0["origin"] as? String } == ["susi", "local", "local"])
         #expect(exchanges.first?["rating"] as? String == "positive")
         #expect(exchanges.first?["skill"] as? String == SUSITestServer.skillPath())
-        #expect(exchanges.allSatisfy { $0["wakeWord"] as? String == "hey susi" && ($0["wakeScore"] as? Double ?? 0) > 0.5 })
-        let timings = try #require(exchanges.first?["timings"] as? [String: Int])
-        #expect(["recording", "transcribing", "asking", "speaking"].allSatisfy { timings[$0] != nil }, "\(timings)")
-        #expect((1_000...6_000).contains(timings["recording"] ?? 0), "\(timings)")
+        #expect(exchanges.allSatisfy { $0["wake_word"] as? String == "hey susi" && ($0["wake_score"] as? Double ?? 0) > 0.5 })
+        let timings = try #require(exchanges.first?["timings_ms"] as? [String: Any])
+        #expect(["recording", "transcribing", "asking", "speaking"].allSatisfy { timings[$0] is Int }, "\(timings)")
+        #expect((1_000...6_000).contains(timings["recording"] as? Int ?? 0), "\(timings)")
     }
 
     /// A reminder due in 1.5 s falls due while hotword is stopped and is said late at the next
@@ -137,7 +137,7 @@ struct RunHistoryTests {
         let (firstStatus, firstLog) = await first.stop(signal: SIGTERM)
         #expect(planned, "stdout: \(first.lines)\nstderr: \(firstLog)")
         #expect(firstStatus == 0)
-        #expect(first.answers == ["SUSI: OK, I will remind you."])
+        #expect(first.answers == ["OK, I will remind you."])
         // Past the tea's time, well before the legs'.
         try await Task.sleep(until: asked + .seconds(2.5))
 
@@ -153,8 +153,8 @@ struct RunHistoryTests {
         #expect(secondStatus == 0)
         let answers = second.answers
         #expect(answers.count == 3, "\(answers)")
-        #expect(answers.first?.wholeMatch(of: /SUSI: This was due at .+: Tea is ready\./) != nil, "\(answers)")
-        #expect(Set(answers.dropFirst()) == ["SUSI: Stretch your legs.", "SUSI: Time is up."])
+        #expect(answers.first?.wholeMatch(of: /This was due at .+: Tea is ready\./) != nil, "\(answers)")
+        #expect(Set(answers.dropFirst()) == ["Stretch your legs.", "Time is up."])
         let early = said - asked
         #expect(early > .seconds(8), "said \(early) after it was planned, due after 9 s")
         #expect(second.events("wake").isEmpty)
@@ -197,7 +197,7 @@ struct RunHistoryTests {
         RunCommandTests.requireModel(stderr)
         #expect(listening && first && second && third && recovered, "stdout: \(daemon.lines)\nstderr: \(stderr)")
         #expect(status == 0)
-        #expect(daemon.answers == Array(repeating: "SUSI: \(FaultRig.answer)", count: 3))
+        #expect(daemon.answers == Array(repeating: "\(FaultRig.answer)", count: 3))
         #expect(daemon.errors == ["history: the disk holding the history database \(disk.url.path)/history.sqlite is full: the exchange was not recorded"],
                 "\(daemon.errors)")
         let result = try await HotwordBinary.run(["history", "--json", "--config", rig.config.path])

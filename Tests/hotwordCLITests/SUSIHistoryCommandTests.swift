@@ -46,23 +46,37 @@ struct SUSIHistoryCommandTests {
         let last = try await hotword("history", "--last", "1", "--search", "SUSI", "--config", config)
         #expect(last.stdout.contains("You: who are you\nSUSI: I am SUSI.") && !last.stdout.contains("berlin"))
         let since = try await hotword("history", "--since", "2999-01-01", "--config", config)
-        #expect(since.status == 0 && since.stdout == "\n")
+        #expect(since.status == 0 && since.stdout == "No exchanges match.\n")
 
+        // The schema the README documents: snake_case keys, all of them in every exchange, the
+        // time in ISO 8601, the answer without "SUSI: ", the actions as JSON.
         let json = try await hotword("history", "--json", "--config", config)
         let exchanges = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
         #expect(exchanges.count == 3)
+        for exchange in exchanges {
+            #expect(Set(exchange.keys) == ["id", "time", "source", "wake_word", "wake_score", "question", "answer", "actions",
+                                           "skill", "origin", "error", "rating", "timings_ms"])
+            #expect(Set((exchange["timings_ms"] as? [String: Any] ?? [:]).keys) == ["recording", "transcribing", "asking", "speaking"])
+            #expect((exchange["time"] as? String).flatMap { try? Date.ISO8601FormatStyle().parse($0) } != nil, "\(exchange)")
+        }
         #expect(exchanges[1]["skill"] as? String == SUSITestServer.skillPath())
         #expect(exchanges[1]["origin"] as? String == "susi" && exchanges[1]["source"] as? String == "text")
-        #expect((exchanges[1]["actions"] as? String)?.contains(#""expression":"I am SUSI.""#) == true)
-        #expect((exchanges[1]["timings"] as? [String: Any])?["asking"] is Int)
+        #expect(exchanges[1]["answer"] as? String == "I am SUSI.")
+        #expect((exchanges[1]["actions"] as? [[String: Any]])?.first?["expression"] as? String == "I am SUSI.")
+        #expect((exchanges[1]["timings_ms"] as? [String: Any])?["asking"] is Int)
+        #expect(exchanges[1]["wake_word"] is NSNull && exchanges[1]["rating"] is NSNull)
         #expect(exchanges[2]["origin"] as? String == "error")
 
         let bad = try await hotword("history", "--since", "yesterday", "--config", config)
         #expect(bad.status == 64 && bad.stderr.contains("--since must be a date (2026-11-25) or a time"))
 
         let clear = try await hotword("history", "clear", "--config", config)
-        #expect(clear.stdout == "Deleted 3 exchanges from \(folder.appendingPathComponent("state/history.sqlite").path).\n")
+        let file = folder.appendingPathComponent("state/history.sqlite").path
+        #expect(clear.stdout == "Deleted 3 exchanges from \(file).\n")
         #expect(try await hotword("history", "--json", "--config", config).stdout == "[]\n")
+        // After clearing, that there is nothing is said.
+        #expect(try await hotword("history", "--config", config).stdout == "No exchanges recorded (\(file)).\n")
+        #expect(try await hotword("history", "clear", "--config", config).stdout == "No exchanges recorded (\(file)).\n")
     }
 
     @Test func withTheHistoryOffNothingIsKept() async throws {
@@ -104,6 +118,14 @@ struct SUSIHistoryCommandTests {
         let history = try await hotword("history", "--config", config)
         #expect(history.stdout.contains(" — typed — rated positive\nYou: who are you"))
 
+        // The numbers `hotword history` shows are taken too.
+        let numbered = try await hotword("feedback", "negative", "#1", "--config", config)
+        #expect(numbered.stdout == "Rated the answer to “who are you” negative (skill general/Knowledge/en/aboutsusi): Skill ratings updated.\n",
+                "\(numbered.stderr)")
+        #expect(server.requests(to: "/cms/rateSkill.json").last?.query("rating") == "negative")
+        let unknown = try await hotword("feedback", "positive", "9", "--config", config)
+        #expect(unknown.status == 1 && unknown.stderr.hasPrefix("Error: there is no exchange #9 to rate in the history ("))
+
         let wrong = try await hotword("feedback", "meh", "--config", config)
         #expect(wrong.status == 64)
     }
@@ -131,7 +153,12 @@ struct SUSIHistoryCommandTests {
 
             """)
         #expect(pull.stderr == "(ignored the account's speechPitch = loud: not a value hotword can use)\n")
-        #expect(try await hotword("config", "check", pulledFile).status == 0)
+        // Valid keys; alone, the account's German meets the default English-only speech to text.
+        let check = try await hotword("config", "check", pulledFile)
+        #expect(check.status == 78 && check.stderr.hasPrefix("Error: \(pulledFile):")
+               && check.stderr.contains(": susi.language = \"de\" is invalid: expected \"en\": stt.backend = \"pocketsphinx\" transcribes US English only"),
+                "\(check.stderr)")
+        #expect(check.stderr.split(separator: "\n").count == 1, "\(check.stderr)")
 
         // The pulled language is used…
         _ = try await hotword("ask", "hallo", "--config", config)
@@ -188,7 +215,10 @@ struct SUSIHistoryCommandTests {
         #expect(blocks[1].contains("You: stock quotes\nSUSI: Here is a currency rate table:\nValuta   Quota"))
         let json = try await hotword("history", "server", "--json", "--config", config)
         #expect((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [Any])?.count == 2)
-        // `--server` of `hotword history` itself: the same, from [susi] server.
-        #expect(try await hotword("history", "--server", "--config", config).stdout == memory.stdout)
+        // `--server URL` of `hotword history` itself is a URL, as everywhere: that server's memory.
+        let named = try await hotword("history", "--server", server.baseURL.absoluteString, "--config", config)
+        #expect(named.status == 0 && named.stdout == memory.stdout, "\(named.stderr)")
+        let notURL = try await hotword("history", "--server", "nowhere")
+        #expect(notURL.status == 64 && notURL.stderr.hasPrefix("Error: --server must be an http or https URL, not 'nowhere'."))
     }
 }

@@ -182,6 +182,18 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: socket), "the socket file is removed at the end")
     }
 
+    /// `--sensitivity NAME=VALUE` and `--no-check-phrase`, as the README writes them, are taken.
+    @Test func sensitivityByNameAndNoCheckPhraseAreTaken() async throws {
+        let (server, _) = try await serve(["--model", "computer", "--sensitivity", "computer=0.6", "--no-check-phrase"])
+        #expect(await server.stop().status == 0)
+        let config = folder.appendingPathComponent("empty.toml")
+        try Data().write(to: config)
+        let unknown = try await HotwordBinary.run(["serve", "--config", config.path, "--no-zeroconf", "--model", "computer",
+                                                   "--sensitivity", "hey_susi=0.8"])
+        #expect(unknown.status == 64 && unknown.stderr.hasPrefix("Error: --sensitivity 'hey_susi=0.8': no keyword 'hey_susi'"),
+                "\(unknown.stderr)")
+    }
+
     @Test func aWrongAddressOrModelIsAConfigurationError() async throws {
         let wrongAddress = try await HotwordBinary.run(["serve", "--wyoming", "http://x:1"])
         #expect(wrongAddress.status == 64 && wrongAddress.stderr.contains("tcp://HOST:PORT"), "\(wrongAddress.stderr)")

@@ -20,6 +20,8 @@ public struct AssistantConfiguration: Sendable, Equatable {
     /// The SUSI server and what is sent to it; the account comes from `susiLogin`.
     public var susi: SUSIConfiguration
     public var susiLogin = SUSILogin()
+    /// Where SUSI's skill lists are cached (not a key of the file: see `UserFolder`).
+    public var skillCacheFolder = SUSISkillCatalog.defaultCacheFolder()
     /// How many table rows or news titles are spoken (all are printed).
     public var spokenItems = 3
     /// `[susi] sync_settings`: `run` pulls the account's settings at start and on reload.
@@ -49,7 +51,7 @@ public struct AssistantConfiguration: Sendable, Equatable {
     public func keywordSettings(for keywords: [String]) -> [String: KeywordSettings] {
         var settings: [String: KeywordSettings] = [:]
         for keyword in keywords {
-            let own = wake.keywords[keyword] ?? KeywordSettings()
+            let own = wake.keywords[KeywordName.normalized(keyword)] ?? KeywordSettings()
             settings[keyword] = KeywordSettings(
                 sensitivity: own.sensitivity ?? wake.sensitivity,
                 smoothingSeconds: own.smoothingSeconds ?? detector.smoothingSeconds,
@@ -95,7 +97,7 @@ public struct WakeSettings: Sendable, Equatable {
     public var models = ["hey_susi"]
     /// The sensitivity of every keyword without its own; nil keeps the models' tuned 0.5.
     public var sensitivity: Float?
-    /// Per keyword (`[wake.keywords."hey susi"]`).
+    /// Per keyword (`[wake.keywords."hey susi"]`), by `KeywordName.normalized` spelling.
     public var keywords: [String: KeywordSettings] = [:]
     /// The sensitivity while the assistant's own sound (cue, answer) may reach the microphone:
     /// lower than the normal one, so its own voice does not wake it but a clear wake word does.
@@ -166,8 +168,8 @@ public struct SpeechToTextSettings: Sendable, Equatable {
     }
 }
 
-/// The SUSI account in `[susi]`; both empty for anonymous use. The password is never shown:
-/// `description` and reflection redact it.
+/// The SUSI account in `[susi]`: `login` and `password`, `login` alone, or neither. The password
+/// is never shown: `description` and reflection redact it.
 public struct SUSILogin: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
     public var login = ""
     public var password = ""
@@ -175,8 +177,13 @@ public struct SUSILogin: Sendable, Equatable, CustomStringConvertible, CustomRef
 
     public init() {}
 
+    /// With a password, `login` (logging in again whenever the token expires). Without one, the
+    /// account `hotword login` kept a token for in `tokenFile` — if `login` is set, only when it
+    /// is that account — asking with that token until it expires. Nil (anonymous) otherwise.
     public var account: SUSIAccount? {
-        login.isEmpty ? nil : SUSIAccount(login: login, password: password, tokenFile: tokenFile)
+        if !login.isEmpty, !password.isEmpty { return SUSIAccount(login: login, password: password, tokenFile: tokenFile) }
+        guard let kept = SUSIClient.login(keptIn: tokenFile), login.isEmpty || login == kept else { return nil }
+        return SUSIAccount(login: kept, password: "", tokenFile: tokenFile)
     }
 
     public var description: String {

@@ -137,8 +137,8 @@ enum ConfigSchema {
         ], subsections: ["espeak", "command", "wyoming"]),
         "tts.espeak": Section(keys: [
             key("voice", .string()) { $0.tts.espeak.voice = $1 },
-            key("rate", .integer(80...450, "words per minute")) { $0.tts.espeak.rate = $1 },
-            key("pitch", .integer(0...100, "")) { $0.tts.espeak.pitch = $1 },
+            key("rate", .integer(EspeakConfiguration.rates, "words per minute")) { $0.tts.espeak.rate = $1 },
+            key("pitch", .integer(EspeakConfiguration.pitches, "")) { $0.tts.espeak.pitch = $1 },
         ], subsections: []),
         "tts.command": Section(keys: [
             key("arguments", .list(allowEmpty: true)) { $0.tts.commandArguments = $1 },
@@ -253,12 +253,13 @@ enum ConfigSchema {
         ], subsections: [])
     }
 
-    /// A key of a keyword table (`[wake.keywords."hey susi"]`): the table's name is the keyword.
+    /// A key of a keyword table (`[wake.keywords."hey susi"]`, or `[wake.keywords.hey_susi]`): the
+    /// table's name is the keyword, kept in `KeywordName`'s normal spelling.
     private static func keywordKey<Value>(_ name: String, _ kind: Kind<Value>,
                                           _ set: @escaping @Sendable (inout KeywordSettings, Value) -> Void) -> Key {
         Key(name: name) { value, configuration, table in
             guard let parsed = kind.parse(value) else { return kind.expected }
-            set(&configuration.wake.keywords[table[2], default: KeywordSettings()], parsed)
+            set(&configuration.wake.keywords[KeywordName.normalized(table[2]), default: KeywordSettings()], parsed)
             return nil
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HotwordFolders
 import HotwordCore
 import HotwordModels
 import HotwordTOML
@@ -7,11 +8,9 @@ import HotwordTOML
 public enum ConfigurationFiles {
     public static let system = "/etc/hotword/hotword.toml"
 
-    /// `$XDG_CONFIG_HOME/hotword/hotword.toml`, or `~/.config/hotword/hotword.toml`.
+    /// In the config folder: `$XDG_CONFIG_HOME/hotword/hotword.toml`, or `~/.config/hotword/hotword.toml`.
     public static func user(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ((environment["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".config")
-        return (base as NSString).appendingPathComponent("hotword/hotword.toml")
+        UserFolder.config.file("hotword.toml", environment: environment).path
     }
 
     /// The system and user files that exist, system first (the user's values win).
@@ -51,30 +50,54 @@ public enum ConfigurationLoader {
         return apply(toml: text, file: file, to: &configuration)
     }
 
-    /// Everything `apply` reports, and also whether the files the file names exist: each model
-    /// of `[wake] models` and `[wyoming] models` (a bundled name or a path) and the cue file. For `hotword config check`.
+    /// Everything `apply` reports, and also what would fail or be ignored when the file is used:
+    /// each model of `[wake] models` and `[wyoming] models` that does not load (a bundled name,
+    /// with the one probably meant, or a path), a keyword table naming no keyword of those models,
+    /// the cue file, and voices and languages the speech engines do not have. Models are checked even when other keys are wrong. For `hotword config check`.
     public static func check(file: String) -> [ConfigError] {
         var configuration = AssistantConfiguration(clientVersion: "check")
-        let errors = apply(file: file, to: &configuration)
-        guard errors.isEmpty, let text = try? String(contentsOfFile: file, encoding: .utf8),
-              let lines = try? TOMLDocument(text) else { return errors }
-        var missing: [ConfigError] = []
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8), let lines = try? TOMLDocument(text) else {
+            return apply(file: file, to: &configuration)
+        }
+        var problems: [ConfigError]
+        (configuration, problems) = walk(lines, file: file, onto: configuration)
+        var keywords: [String] = []
         for (section, models) in [("wake", configuration.wake.models), ("wyoming", configuration.wyoming.models)] {
             guard let line = lines.line(of: [section, "models"]) else { continue }
             for name in models {
                 do throws(ModelFileError) {
-                    _ = try ModelStore.load(named: name)
+                    keywords += try ModelStore.load(named: name).keywords
                 } catch {
-                    missing.append(.invalidValue(file: file, line: line, key: "\(section).models", value: "\"\(name)\"",
-                                                 expected: "a bundled model name or a .hwks file (\(error))"))
+                    let meant = closestModel(to: name).map { " (did you mean '\($0)'?)" } ?? ""
+                    problems.append(.invalidValue(file: file, line: line, key: "\(section).models", value: "\"\(name)\"",
+                                                  expected: "a bundled model name or a .hwks file\(meant) (\(error))"))
                 }
             }
         }
+        // Without a models line the default model listens.
+        if lines.line(of: ["wake", "models"]) == nil, let model = try? ModelStore.load(named: configuration.wake.models[0]) {
+            keywords += model.keywords
+        }
+        for table in lines.root["wake"]?.table?["keywords"]?.table?.entries.map(\.key) ?? []
+        where KeywordName.match(table, in: keywords) == nil {
+            problems.append(.invalidValue(file: file, line: lines.line(of: ["wake", "keywords", table]),
+                                          key: TOMLDocument.dotted(["wake", "keywords", table]), value: "{…}",
+                                          expected: "a keyword of the models loaded (\(keywords.map { "\"\($0)\"" }.joined(separator: ", "))); this table is ignored"))
+        }
         if let cue = configuration.cue.file, let line = lines.line(of: ["cue", "file"]),
            !FileManager.default.isReadableFile(atPath: cue) {
-            missing.append(.invalidValue(file: file, line: line, key: "cue.file", value: "\"\(cue)\"", expected: "a readable audio file"))
+            problems.append(.invalidValue(file: file, line: line, key: "cue.file", value: "\"\(cue)\"", expected: "a readable audio file"))
         }
-        return missing
+        for setting in (try? configuration.unusableSpeechSettings()) ?? [] {
+            problems.append(.invalidValue(file: file, line: lines.line(of: setting.key), key: TOMLDocument.dotted(setting.key),
+                                          value: setting.value, expected: setting.expected))
+        }
+        return problems.sorted { ($0.line ?? 0) < ($1.line ?? 0) }
+    }
+
+    /// The installed model a misspelt name most likely meant (`computr` → `computer`), if any.
+    public static func closestModel(to name: String) -> String? {
+        ConfigSchema.closest(to: name, in: ModelStore.bundledNames())
     }
 
     /// Applies TOML text; `file` names it in errors.
@@ -85,15 +108,19 @@ public enum ConfigurationLoader {
         } catch {
             return [.syntax(file: file, line: error.line, column: error.column, message: error.message)]
         }
+        let (updated, errors) = walk(document, file: file, onto: configuration)
+        if errors.isEmpty { configuration = updated }
+        return errors
+    }
+
+    /// `configuration` with every valid key of `document` applied, and the problems of the others.
+    private static func walk(_ document: TOMLDocument, file: String, onto configuration: AssistantConfiguration)
+        -> (AssistantConfiguration, [ConfigError]) {
         var walker = Walker(file: file, lines: document)
         var updated = configuration
         walker.walk(document.root, path: [], into: &updated)
         walker.checkCombinations(of: updated)
-        guard walker.errors.isEmpty else {
-            return walker.errors.sorted { ($0.line ?? 0) < ($1.line ?? 0) }
-        }
-        configuration = updated
-        return []
+        return (updated, walker.errors.sorted { ($0.line ?? 0) < ($1.line ?? 0) })
     }
 
     /// Goes through a parsed file, section by section, applying every key it knows.
@@ -148,10 +175,9 @@ public enum ConfigurationLoader {
                         expected: "the program and its arguments (needed by backend = \"command\")", fallback: ["tts", "backend"])
             }
             let login = configuration.susiLogin
-            if login.login.isEmpty != login.password.isEmpty {
-                let missing = login.login.isEmpty ? "login" : "password"
-                invalid(["susi", missing], "\"\"", expected: "a \(missing) too, since the other is set",
-                        fallback: ["susi", missing == "login" ? "password" : "login"])
+            // A login alone is the account `hotword login` keeps the token of; a password alone is no account.
+            if login.login.isEmpty, !login.password.isEmpty {
+                invalid(["susi", "password"], "<redacted>", expected: "no password without a login (the account's e-mail address)")
             }
         }
 

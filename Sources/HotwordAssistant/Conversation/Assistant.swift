@@ -498,7 +498,7 @@ actor Conversation {
     private func schedule(_ steps: [SUSIStep], after delay: Duration) async {
         let spoken = steps.compactMap { if case .speak(let text, let language) = $0 { (text, language) } else { nil } }.first
         let shown = steps.compactMap { if case .print(let text) = $0 { text } else { nil } }.first
-        guard let text = spoken?.0 ?? shown.map({ $0.hasPrefix("SUSI: ") ? String($0.dropFirst(6)) : $0 }) else { return }
+        guard let text = spoken?.0 ?? shown.map(SUSIRenderer.withoutSpeaker) else { return }
         let plan = PlannedAnswer(kind: .answer, due: Date().addingTimeInterval(delay / .seconds(1)), text: text, language: spoken?.1)
         logger.info("answer planned in \(SUSIStep.format(delay))")
         await history?.plan(plan)

@@ -1,6 +1,7 @@
 import Foundation
 import HotwordCore
 import HotwordJSON
+import HotwordSUSI
 
 /// What the assistant is doing. Listening goes on in every state except `recording` (a wake
 /// word while transcribing, asking or speaking starts over: barge-in).
@@ -62,7 +63,7 @@ public enum AssistantEvent: Sendable, Equatable {
         case .transcript(let text):
             fields = [("event", .string("transcript")), ("text", .string(text))]
         case .answer(let text):
-            fields = [("event", .string("answer")), ("text", .string(text))]
+            fields = [("event", .string("answer")), ("text", .string(SUSIRenderer.withoutSpeaker(text)))]
         case .error(let stage, let message):
             fields = [("event", .string("error")), ("stage", .string(stage.rawValue)), ("message", .string(message))]
         }

@@ -85,7 +85,7 @@ struct ConversationParts: Sendable {
         renderer = SUSIRenderer(verbose: true, spokenItems: configuration.spokenItems)
         phrases = VoicePhrases(configuration.phrases)
         local = LocalAnswers(susi: susi, catalog: SUSISkillCatalog(
-            client: susi, cacheFolder: SUSISkillCatalog.defaultCacheFolder(tokenFile: configuration.susiLogin.tokenFile)))
+            client: susi, cacheFolder: configuration.skillCacheFolder))
         hook = configuration.events.onWake.isEmpty ? nil : WakeHook(arguments: configuration.events.onWake)
         bargeIn = configuration.wake.bargeIn
         wakeWords = WakeWordText(keywords: keywords)

@@ -10,6 +10,10 @@ public struct EspeakConfiguration: Sendable, Equatable {
     /// Base pitch (0–100, 50 is the voice's normal pitch).
     public var pitch: Int
 
+    /// espeak-ng's own limits: the words per minute and the pitches it takes.
+    public static let rates = Int(espeakRATE_MINIMUM)...Int(espeakRATE_MAXIMUM)
+    public static let pitches = 0...100
+
     public init(voice: String = "en-us", rate: Int = 175, pitch: Int = 50) {
         self.voice = voice
         self.rate = rate
@@ -26,15 +30,24 @@ public struct EspeakSynthesizer: SpeechSynthesizer {
 
     /// Checks the settings; the engine itself loads on first use.
     public init(_ configuration: EspeakConfiguration = EspeakConfiguration()) throws(TextToSpeechError) {
-        let rates = Int(espeakRATE_MINIMUM)...Int(espeakRATE_MAXIMUM)
+        let rates = EspeakConfiguration.rates
         guard rates.contains(configuration.rate) else {
             throw .invalidSetting(backend: "espeak-ng", name: "rate", value: "\(configuration.rate)",
                                   expected: "\(rates.lowerBound)–\(rates.upperBound) words per minute")
         }
-        guard (0...100).contains(configuration.pitch) else {
+        guard EspeakConfiguration.pitches.contains(configuration.pitch) else {
             throw .invalidSetting(backend: "espeak-ng", name: "pitch", value: "\(configuration.pitch)", expected: "0–100")
         }
         self.configuration = configuration
+    }
+
+    /// The language of espeak-ng's voice `name` (`de`, `en-us`; a variant such as `en-us+f3` is
+    /// its voice's), nil when espeak-ng has no such voice. Blocks until the engine is free: for
+    /// commands and checks, not for the cooperative pool.
+    public static func language(ofVoice name: String) throws(TextToSpeechError) -> String? {
+        try EspeakEngine.shared.queue.runBlocking { () throws(TextToSpeechError) -> String? in
+            try EspeakEngine.shared.language(ofVoice: name)
+        }
     }
 
     public func synthesize(_ text: String) async throws(TextToSpeechError) -> SynthesizedAudio {
@@ -69,6 +82,16 @@ private final class EspeakEngine: @unchecked Sendable {
             throw .espeakSynthesisFailed(voice: configuration.voice, message: Self.message(status))
         }
         return SynthesizedAudio(samples: collector.samples, sampleRate: sampleRate)
+    }
+
+    /// Runs on `queue` only.
+    func language(ofVoice name: String) throws(TextToSpeechError) -> String? {
+        _ = try initialize()
+        // The next synthesis selects its own voice again.
+        currentVoice = nil
+        guard espeak_ng_SetVoiceByName(name) == ENS_OK, let languages = espeak_GetCurrentVoice()?.pointee.languages else { return nil }
+        // A priority byte, then the language.
+        return String(cString: languages + 1)
     }
 
     /// Initialises espeak-ng with its installed data on first use; returns its sample rate.

@@ -1,0 +1,41 @@
+import HotwordTOML
+
+/// A setting the speech engines cannot follow, found before they run: its key, its value as
+/// written in TOML, and what would work.
+public struct UnusableSetting: Sendable, Equatable, CustomStringConvertible {
+    public var key: [String]
+    public var value: String
+    public var expected: String
+
+    public var description: String {
+        "\(TOMLDocument.dotted(key)) = \(value) is invalid: expected \(expected)"
+    }
+}
+
+extension AssistantConfiguration {
+    /// The voice and language settings the engines do not have, which would otherwise be noticed
+    /// only at the first answer, or never: an espeak-ng voice it does not know, a language
+    /// pocketsphinx (US English only) cannot transcribe, answers in a language the espeak-ng
+    /// voice does not speak.
+    public func unusableSpeechSettings() throws(TextToSpeechError) -> [UnusableSetting] {
+        var problems: [UnusableSetting] = []
+        let language = susi.language
+        if stt.backend == .pocketsphinx, language != "en" {
+            problems.append(UnusableSetting(
+                key: ["susi", "language"], value: "\"\(language)\"",
+                expected: "\"en\": stt.backend = \"pocketsphinx\" transcribes US English only (for \(language) choose http, command or wyoming)"))
+        }
+        let voice = tts.espeak.voice
+        guard let voiceLanguage = try EspeakSynthesizer.language(ofVoice: voice) else {
+            problems.append(UnusableSetting(key: ["tts", "espeak", "voice"], value: "\"\(voice)\"",
+                                            expected: "a voice espeak-ng has (`espeak-ng --voices` lists them)"))
+            return problems
+        }
+        if tts.backend == .espeak, voiceLanguage.split(separator: "-").first.map(String.init) != language {
+            problems.append(UnusableSetting(
+                key: ["tts", "espeak", "voice"], value: "\"\(voice)\"",
+                expected: "a voice speaking \(language), the language of the answers (this one speaks \(voiceLanguage); `espeak-ng --voices=\(language)` lists them)"))
+        }
+        return problems
+    }
+}
