@@ -31,8 +31,12 @@ public struct HTTPResponse: Sendable, Equatable {
     /// otherwise its first characters with whitespace collapsed.
     public var bodySummary: String { HTTPResponse.summary(of: body) }
 
+    /// How much of a body a summary looks at: a page's title comes early, and a huge body must
+    /// not cost seconds of CPU to describe.
+    static let summaryBytes = 4096
+
     static func summary(of body: Data) -> String {
-        let text = String(decoding: body, as: UTF8.self)
+        let text = String(decoding: body.prefix(summaryBytes), as: UTF8.self)
         if let title = HTTPResponse.htmlTitle(in: text), !title.isEmpty { return title }
         let collapsed = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         let limit = 120
