@@ -162,12 +162,69 @@ import Testing
         _ = await server.stop()
     }
 
+    /// A `ping` whose data nests 400 objects, sent with the reference library, killed the server
+    /// (SIGSEGV on a connection thread's 1 MiB stack); now it costs that connection.
+    @Test func aDeeplyNestedEventFromTheReferenceClientCostsOnlyItsConnection() async throws {
+        let (server, uri) = try await serve(["--model", "computer"])
+        #expect(types(try await Self.client(uri, ["ping", "--nest", "400"])) == ["error", "closed"])
+        #expect(await server.waitForErrorLine(timeout: .seconds(5)) { $0.contains("nests objects and arrays more than 64 deep") })
+        #expect(types(try await Self.client(uri, ["ping", "--nest", "20"])) == ["pong"])
+        #expect(server.isRunning)
+        _ = await server.stop()
+    }
+
+    /// Out of open files (a limit below what the connections need), accept fails: the server
+    /// pauses and tries again instead of spinning (100 % CPU and a million log lines in 5 s),
+    /// and serves the waiting clients once files are free.
+    @Test func outOfFilesTheServerBacksOffAndServesOnceFilesAreFree() async throws {
+        let (server, uri) = try await serve(["--model", "computer"])
+        let pid = server.processIdentifier
+        let open = Set(try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").compactMap(Int.init))
+        let firstFree = (0...).first { !open.contains($0) }!
+        let limit = try await HotwordBinary.run(["prlimit", "--pid", "\(pid)", "--nofile=\(firstFree):"],
+                                                executable: URL(fileURLWithPath: "/usr/bin/env"))
+        #expect(limit.status == 0, "\(limit.stderr)")
+        let port = try #require(Int(uri.split(separator: ":").last ?? ""))
+        let waiting = try (0..<5).map { _ in try RawConnection(port: port) }
+        let cpuBefore = try Self.cpuSeconds(pid)
+        try await Task.sleep(for: .seconds(2))
+        let cpu = try Self.cpuSeconds(pid) - cpuBefore
+        #expect(cpu < 0.5, "\(cpu) s of CPU in 2 s while out of files")
+        let failures = server.errorLines.filter { $0.contains("accept failed: Too many open files") }
+        #expect(!failures.isEmpty && failures.count < 10, "\(failures.count) lines")
+        _ = try await HotwordBinary.run(["prlimit", "--pid", "\(pid)", "--nofile=1024:"], executable: URL(fileURLWithPath: "/usr/bin/env"))
+        #expect(types(try await Self.client(uri, ["describe"])) == ["info"])
+        #expect(waiting.count == 5 && server.isRunning)
+        _ = await server.stop()
+    }
+
+    /// User and system CPU time a process has used, from /proc/PID/stat.
+    private static func cpuSeconds(_ pid: Int32) throws -> Double {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        // The fields after the command's closing parenthesis: state is the 3rd field, utime the 14th.
+        let fields = stat[stat.range(of: ")", options: .backwards)!.upperBound...].split(separator: " ")
+        let ticks = try #require(Double(fields[11])) + (try #require(Double(fields[12])))
+        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    @Test func aConnectionCapTheOpenFilesLimitCannotServeIsAConfigurationError() async throws {
+        let config = folder.appendingPathComponent("many.toml")
+        try Data("[wyoming]\nmax_connections = 5000\n".utf8).write(to: config)
+        let check = try await HotwordBinary.run(["prlimit", "--nofile=1024:1024", HotwordBinary.url.path, "config", "check", config.path],
+                                                executable: URL(fileURLWithPath: "/usr/bin/env"))
+        #expect(check.status == 78 && check.stderr.contains("max_connections") && check.stderr.contains("LimitNOFILE"), "\(check.stderr)")
+        let serve = try await HotwordBinary.run(["prlimit", "--nofile=1024:1024", HotwordBinary.url.path, "serve", "--config", config.path,
+                                                 "--no-zeroconf", "--model", "computer", "--wyoming", "tcp://127.0.0.1:0"],
+                                                executable: URL(fileURLWithPath: "/usr/bin/env"))
+        #expect(serve.status == 78 && serve.stderr.contains("max_connections = 5000 needs 5064 open files"), "\(serve.stderr)")
+    }
+
     @Test func anIdleConnectionIsClosedAndLogged() async throws {
         let (server, uri) = try await serve(["--model", "computer"], config: "[wyoming]\nidle_timeout_s = 1\n")
         let began = ContinuousClock.now
         #expect(types(try await Self.client(uri, ["raw", "", "--keep-open"])) == ["closed"])
         #expect(ContinuousClock.now - began < .seconds(6))
-        #expect(await server.waitForErrorLine(timeout: .seconds(5)) { $0.contains("without data") })
+        #expect(await server.waitForErrorLine(timeout: .seconds(5)) { $0.contains("closed: nothing sent for 1.0 seconds") })
         _ = await server.stop()
     }
 

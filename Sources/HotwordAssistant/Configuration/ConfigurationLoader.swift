@@ -2,6 +2,7 @@ import Foundation
 import HotwordCore
 import HotwordModels
 import HotwordTOML
+import HotwordWyoming
 
 /// Where `hotword run` looks for its configuration.
 public enum ConfigurationFiles {
@@ -69,6 +70,11 @@ public enum ConfigurationLoader {
                                                  expected: "a bundled model name or a .hwks file (\(error))"))
                 }
             }
+        }
+        if let line = lines.line(of: ["wyoming", "max_connections"]),
+           let problem = WyomingServerLimits.openFilesProblem(maximumConnections: configuration.wyoming.maximumConnections) {
+            missing.append(.invalidValue(file: file, line: line, key: "wyoming.max_connections", value: "\(configuration.wyoming.maximumConnections)",
+                                         expected: "connections the open files limit can serve: \(problem)"))
         }
         if let cue = configuration.cue.file, let line = lines.line(of: ["cue", "file"]),
            !FileManager.default.isReadableFile(atPath: cue) {
