@@ -106,9 +106,12 @@ public struct WyomingEventParser: Sendable {
                 return nil
             }
             guard newline - start <= limits.header else { throw .headerTooLong(limit: limits.header) }
-            pending = try parseHeader(buffer[start..<newline])
+            let header = try parseHeader(buffer[start..<newline])
+            pending = header
             start = newline + 1
             scanned = start
+            // Room for the whole event at once: grown by doubling, the buffer could hold twice it.
+            buffer.reserveCapacity(start + header.dataLength + header.payloadLength)
         }
         guard let header = pending, buffer.count - start >= header.dataLength + header.payloadLength else { return nil }
         var data = header.data

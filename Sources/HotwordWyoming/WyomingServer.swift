@@ -103,7 +103,7 @@ public final class WyomingServer: @unchecked Sendable {  // @unchecked: the muta
     /// Binds and listens at once, so an address in use is an error here and not later.
     /// `heartbeat` is called from the accepting thread about once a second (with the number of
     /// connections closed since the last call): for a service watchdog, and to return memory.
-    public init(endpoint: WyomingEndpoint, limits: WyomingServerLimits = WyomingServerLimits(), logger: Logger,
+    public init(endpoint: WyomingEndpoint, limits: WyomingServerLimits = WyomingServerLimits(), logger: Logger = Logger(label: "hotword.serve"),
                 heartbeat: @escaping @Sendable (_ connectionsClosed: Int) -> Void = { _ in },
                 makeSession: @escaping @Sendable () -> WyomingSession) throws(WyomingServerError) {
         let (listener, bound) = try Self.listen(on: endpoint)

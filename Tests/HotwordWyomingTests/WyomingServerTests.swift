@@ -94,7 +94,7 @@ import Testing
     @Test func aFloodOfBadClientsWritesAFewLinesNotOnePerClient() throws {
         let (server, capture, port) = try start(WyomingServerLimits())
         defer { server.stop() }
-        for _ in 0..<100 {
+        for _ in 0..<50 {
             let client = try RawConnection(port: port)
             _ = client.send(Array("{\"type\": \"x\", \"data_length\": \"\(String(repeating: "A", count: 10_000))\"}\n".utf8))
             _ = client.isClosedByPeer(waiting: .seconds(2))
@@ -105,7 +105,7 @@ import Testing
         _ = try RawConnection(port: port).send(Array("garbage\n".utf8))
         #expect(waitFor(.seconds(2)) { capture.lines.contains { $0.contains("similar lines left out") } })
         let lines = capture.lines.filter { $0.contains("closed: ") }
-        #expect(lines.count < 30, "\(lines.count) lines")
+        #expect(lines.count < 25, "\(lines.count) lines")
         #expect(lines.allSatisfy { $0.utf8.count < 600 }, "a line echoes the client's 10,000 bytes")
     }
 
@@ -115,12 +115,15 @@ import Testing
         let (server, capture, port) = try start(limits)
         defer { server.stop() }
         let client = try RawConnection(port: port, receiveBuffer: 4096)
+        // Its own sends give up after 0.1 s: then the server has stopped reading, being stuck in a send itself.
+        var giveUp = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(client.socket, SOL_SOCKET, SO_SNDTIMEO, &giveUp, socklen_t(MemoryLayout<timeval>.size))
         let describe = Array("{\"type\": \"describe\"}\n".utf8)
         let began = ContinuousClock.now
         // Asks and asks and never reads the answers: the server's sends fill both buffers, then wait.
-        while client.send(describe), ContinuousClock.now - began < .seconds(20),
-              !capture.lines.contains(where: { $0.contains("it took no reply") }) {}
+        while client.send(describe), ContinuousClock.now - began < .seconds(30) {}
+        let blocked = ContinuousClock.now
         #expect(waitFor(.seconds(3)) { capture.lines.contains { $0.contains("it took no reply for 1.0 seconds") } }, "\(capture.lines)")
-        #expect(ContinuousClock.now - began < .seconds(8))
+        #expect(ContinuousClock.now - blocked < .seconds(3))
     }
 }

@@ -198,6 +198,23 @@ import Testing
         _ = await server.stop()
     }
 
+    /// 99 connections each holding a large header and a 4 MiB payload one byte short took the
+    /// server from 113 to 767 MB; their unfinished events now share 64 MiB, and a good client is served.
+    @Test func connectionsHoldingHugeUnfinishedEventsShareABoundedMemory() async throws {
+        let (server, uri) = try await serve(["--model", "computer"])
+        let port = try #require(Int(uri.split(separator: ":").last ?? ""))
+        let header = "{\"type\": \"audio-chunk\", \"pad\": \"\(String(repeating: "x", count: 512 * 1024))\", "
+            + "\"data\": {\"rate\": 16000, \"width\": 2, \"channels\": 1}, \"payload_length\": \(4 << 20)}\n"
+        let event = Array(header.utf8) + [UInt8](repeating: 0, count: (4 << 20) - 1)
+        let holders = try (0..<24).map { _ in try RawConnection(port: port) }
+        for holder in holders { _ = holder.send(event) }
+        #expect(types(try await Self.client(uri, ["describe"])) == ["info"])
+        let peak = try #require(ProcessStatus.kibibytes("VmHWM", of: server.processIdentifier))
+        #expect(peak < 150 * 1024, "the server's resident memory peaked at \(peak / 1024) MiB")
+        #expect(server.errorLines.contains { $0.contains("over 64 MiB") })
+        _ = await server.stop()
+    }
+
     /// User and system CPU time a process has used, from /proc/PID/stat.
     private static func cpuSeconds(_ pid: Int32) throws -> Double {
         let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
