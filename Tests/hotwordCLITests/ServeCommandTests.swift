@@ -206,12 +206,18 @@ import Testing
         let header = "{\"type\": \"audio-chunk\", \"pad\": \"\(String(repeating: "x", count: 512 * 1024))\", "
             + "\"data\": {\"rate\": 16000, \"width\": 2, \"channels\": 1}, \"payload_length\": \(4 << 20)}\n"
         let event = Array(header.utf8) + [UInt8](repeating: 0, count: (4 << 20) - 1)
-        let holders = try (0..<24).map { _ in try RawConnection(port: port) }
-        for holder in holders { _ = holder.send(event) }
-        #expect(types(try await Self.client(uri, ["describe"])) == ["info"])
+        do {
+            let holders = try (0..<24).map { _ in try RawConnection(port: port) }
+            for holder in holders { _ = holder.send(event) }
+            #expect(types(try await Self.client(uri, ["describe"])) == ["info"])
+        }
         let peak = try #require(ProcessStatus.kibibytes("VmHWM", of: server.processIdentifier))
         #expect(peak < 150 * 1024, "the server's resident memory peaked at \(peak / 1024) MiB")
         #expect(server.errorLines.contains { $0.contains("over 64 MiB") })
+        // Once they are closed, their memory goes back to the system (it stayed at 480–660 MB).
+        try await Task.sleep(for: .seconds(2))
+        let after = try #require(ProcessStatus.kibibytes("VmRSS", of: server.processIdentifier))
+        #expect(after < peak - 40 * 1024, "resident \(after / 1024) MiB after the connections closed, peak \(peak / 1024) MiB")
         _ = await server.stop()
     }
 
