@@ -111,7 +111,8 @@ public enum ModelStore {
 
     /// The file's bytes, its size checked first, so a huge file or a device is never read whole.
     private static func read(_ path: String) throws(ModelFileError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking, so a FIFO given as a model is refused below rather than waited on.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             if errno == ENOENT { throw .missing(path: path) }
             throw .unreadable(path: path, reason: String(cString: strerror(errno)))

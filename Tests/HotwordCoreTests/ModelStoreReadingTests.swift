@@ -21,8 +21,13 @@ import Testing
         #expect(grown < 16 * 1024, "the peak of resident memory grew by \(grown) KiB")
     }
 
-    @Test func aDeviceOrAFolderIsNotAModel() {
-        for path in ["/dev/zero", "/tmp"] {
+    @Test func aDeviceAFolderOrAPipeIsNotAModel() throws {
+        let folder = try TestPaths.temporaryDirectory("model-store")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fifo = folder.appendingPathComponent("pipe.hwks").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // `/dev/zero` was "You don't have permission"; a pipe with no writer would be waited on for ever.
+        for path in ["/dev/zero", "/tmp", fifo] {
             let error = #expect(throws: ModelFileError.self) { try ModelStore.load(path) }
             #expect(error?.description == "\(path): cannot read the model: not a regular file (a folder or a device), so not a model")
         }
