@@ -37,10 +37,12 @@ public struct HTTPResponse: Sendable, Equatable {
 
     static func summary(of body: Data) -> String {
         let text = String(decoding: body.prefix(summaryBytes), as: UTF8.self)
-        if let title = HTTPResponse.htmlTitle(in: text), !title.isEmpty { return title }
-        let collapsed = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let title = HTTPResponse.htmlTitle(in: text) ?? ""
+        let shown = title.isEmpty ? text.split(whereSeparator: \.isWhitespace).joined(separator: " ") : title
+        // Shown on a terminal: the server's escape sequences and bells go.
+        let printable = String(String.UnicodeScalarView(shown.unicodeScalars.filter { $0.properties.generalCategory != .control }))
         let limit = 120
-        return collapsed.count > limit ? String(collapsed.prefix(limit)) + "…" : collapsed
+        return printable.count > limit ? String(printable.prefix(limit)) + "…" : printable
     }
 
     /// Throws `HTTPError.status` unless the status is 2xx.
