@@ -23,10 +23,12 @@ import Testing
 
     /// `hotword serve` on 127.0.0.1 and a port the system chose, with no configuration file.
     private func serve(_ arguments: [String] = ["--model", "computer", "--model", "jarvis"],
-                       at endpoint: String = "tcp://127.0.0.1:0", config toml: String = "") async throws -> (RunningHotword, String) {
+                       at endpoint: String = "tcp://127.0.0.1:0", config toml: String = "",
+                       environment: [String: String] = [:]) async throws -> (RunningHotword, String) {
         let config = folder.appendingPathComponent("hotword.toml")
         try Data(toml.utf8).write(to: config)
-        let server = try RunningHotword(["serve", "--wyoming", endpoint, "--no-zeroconf", "--config", config.path] + arguments)
+        let server = try RunningHotword(["serve", "--wyoming", endpoint, "--no-zeroconf", "--config", config.path] + arguments,
+                                        environment: environment)
         let listening = "listening on "
         #expect(await server.waitForErrorLine(timeout: .seconds(30)) { $0.contains(listening) }, "\(server.errorLines)")
         let line = try #require(server.errorLines.first { $0.contains(listening) })
@@ -240,6 +242,19 @@ import Testing
                                                  "--no-zeroconf", "--model", "computer", "--wyoming", "tcp://127.0.0.1:0"],
                                                 executable: URL(fileURLWithPath: "/usr/bin/env"))
         #expect(serve.status == 78 && serve.stderr.contains("max_connections = 5000 needs 5064 open files"), "\(serve.stderr)")
+    }
+
+    /// As `hotword run`'s listener, the accepting thread pings the service watchdog
+    /// (`WatchdogSec=` in hotword-wyoming.service): a stuck server is restarted.
+    @Test func theServiceWatchdogIsPingedWhileServing() async throws {
+        let socket = try NotifySocket(path: folder.appendingPathComponent("notify").path)
+        defer { socket.close() }
+        let (server, uri) = try await serve(["--model", "computer"],
+                                            environment: ["NOTIFY_SOCKET": socket.address, "WATCHDOG_USEC": "2000000"])
+        #expect(types(try await Self.client(uri, ["describe"])) == ["info"])
+        let pinged = await socket.wait(timeout: .seconds(15)) { $0.filter { $0.fields["WATCHDOG"] == "1" }.count >= 2 }
+        #expect(pinged, "\(socket.messages.map(\.text))")
+        _ = await server.stop()
     }
 
     @Test func anIdleConnectionIsClosedAndLogged() async throws {
