@@ -52,7 +52,7 @@ let package = Package(
 
         // Features, model, detector, and hearing (detector, voice activity and utterances over a
         // stream of sample positions): pure computation, no I/O.
-        .target(name: "HotwordCore", dependencies: ["CFFTW", "CBLAS"]),
+        .target(name: "HotwordCore", dependencies: ["CFFTW", "CBLAS", "HotwordJSON"]),
         // Model files: load, save atomically, find the bundled models by name.
         .target(name: "HotwordModels", dependencies: ["HotwordCore", "HotwordFolders"]),
         // Audio in and out: files, resampling, ring buffer, ALSA.
@@ -68,7 +68,7 @@ let package = Package(
         ]),
         // The Wyoming protocol (Home Assistant, Rhasspy): event framing, per-connection wake-word
         // sessions (pure: events in, events out), and a thin POSIX socket server.
-        .target(name: "HotwordWyoming", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordChildProcess", logging]),
+        .target(name: "HotwordWyoming", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordChildProcess", "HotwordJSON", logging]),
         // Starting programs: posix_spawn, no shell, a process group of their own, files for streams.
         .target(name: "HotwordChildProcess"),
         // JSON text written by hand (events, reports, values shown in tables): one string escaper.
@@ -103,7 +103,7 @@ let package = Package(
 
         // Shared by the test targets: paths to ../shared, temporary folders, ALSA file-plugin devices,
         // HTTP servers, archives laid out as the public corpora are.
-        .target(name: "HotwordTestSupport", dependencies: ["HotwordCore", "HotwordAudio"], path: "Tests/HotwordTestSupport"),
+        .target(name: "HotwordTestSupport", dependencies: ["HotwordCore", "HotwordAudio", logging], path: "Tests/HotwordTestSupport"),
         .testTarget(name: "HotwordCoreTests", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "HotwordAudioTests", dependencies: ["HotwordAudio", "HotwordCore", "HotwordTestSupport"]),
@@ -117,7 +117,7 @@ let package = Package(
         // Records exchanges until killed: the history tests kill it mid-write. Not shipped.
         .executableTarget(name: "hotword-history-writer", dependencies: ["HotwordHistory"], path: "Tests/HistoryWriter"),
         .testTarget(name: "HotwordDataTests", dependencies: ["HotwordData", "HotwordSUSI", "HotwordAudio", "HotwordTestSupport"]),
-        .testTarget(name: "HotwordWyomingTests", dependencies: ["HotwordWyoming", "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"]),
+        .testTarget(name: "HotwordWyomingTests", dependencies: ["HotwordWyoming", "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport", logging]),
         .testTarget(name: "hotwordCLITests", dependencies: ["hotword", "HotwordCore", "HotwordAudio", "HotwordModels", "HotwordTestSupport"]),
         // The soak test (scripts/soak.sh): hours of audio through `hotword run`. Not shipped.
         .executableTarget(name: "hotword-soak", dependencies: [

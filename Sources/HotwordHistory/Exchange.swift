@@ -124,3 +124,23 @@ extension Exchange: FetchableRecord, MutablePersistableRecord {
         id = inserted.rowID
     }
 }
+
+extension Exchange {
+    /// The most characters one text of an exchange keeps (its question, answer, error, actions):
+    /// SUSI's are a few hundred, a server could send megabytes, and a row is read whole.
+    public static let maximumTextCharacters = 64 * 1024
+
+    /// This exchange with every text within `maximumTextCharacters`: cut with a note, the
+    /// actions (JSON, which a cut would break) replaced by none.
+    var bounded: Exchange {
+        func cut(_ text: String) -> String {
+            text.count <= Self.maximumTextCharacters ? text : text.prefix(Self.maximumTextCharacters) + " … (cut: longer than \(Self.maximumTextCharacters) characters)"
+        }
+        var bounded = self
+        bounded.question = cut(question)
+        bounded.answer = cut(answer)
+        bounded.error = error.map(cut)
+        if actions.count > Self.maximumTextCharacters { bounded.actions = "[]" }
+        return bounded
+    }
+}

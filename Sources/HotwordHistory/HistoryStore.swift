@@ -107,7 +107,7 @@ public final class HistoryStore: Sendable {
     @discardableResult
     public func record(_ exchange: Exchange) throws(HistoryError) -> Exchange {
         try write("recording an exchange") { db in
-            var inserted = exchange
+            var inserted = exchange.bounded
             try inserted.insert(db)
             try self.prune(db, now: Date())
             // As stored (times to the millisecond), or as given when the limits left no room for it.

@@ -1,10 +1,15 @@
 import Foundation
 import HotwordCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A model file that could not be read or written, with its path.
 public enum ModelFileError: Error, Sendable, CustomStringConvertible {
     case missing(path: String)
     case unreadable(path: String, reason: String)
+    /// Larger than any model could be (`ModelStore.maximumFileBytes`): refused before reading.
+    case tooLarge(path: String, bytes: Int, limit: Int)
     case invalid(path: String, ModelError)
     case unwritable(path: String, reason: String)
     case notFound(name: String, fileExtension: String, searched: [String])
@@ -13,6 +18,8 @@ public enum ModelFileError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .missing(let path): "\(path): no such model file"
         case .unreadable(let path, let reason): "\(path): cannot read the model: \(reason)"
+        case .tooLarge(let path, let bytes, let limit):
+            "\(path): \(bytes) bytes is larger than any model (at most \(limit / (1 << 20)) MiB); not read"
         case .invalid(let path, let error): "\(path): \(error)"
         case .unwritable(let path, let reason): "\(path): cannot write the model: \(reason)"
         case .notFound(let name, let fileExtension, let searched):
@@ -98,13 +105,37 @@ public enum ModelStore {
         }
     }
 
+    /// The largest model file read: today's models are under 10 MB, and a file is held in
+    /// memory whole (twice, briefly) while it is checked.
+    public static let maximumFileBytes = 64 << 20
+
+    /// The file's bytes, its size checked first, so a huge file or a device is never read whole.
     private static func read(_ path: String) throws(ModelFileError) -> [UInt8] {
-        guard FileManager.default.fileExists(atPath: path) else { throw .missing(path: path) }
-        do {
-            return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-        } catch {
-            throw .unreadable(path: path, reason: (error as NSError).localizedDescription)
+        // Non-blocking, so a FIFO given as a model is refused below rather than waited on.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { throw .missing(path: path) }
+            throw .unreadable(path: path, reason: String(cString: strerror(errno)))
         }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw .unreadable(path: path, reason: "not a regular file (a folder or a device), so not a model")
+        }
+        let size = Int(status.st_size)
+        guard size <= maximumFileBytes else { throw .tooLarge(path: path, bytes: size, limit: maximumFileBytes) }
+        var bytes = [UInt8](repeating: 0, count: size)
+        var filled = 0
+        while filled < size {
+            let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + filled, size - filled) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+            if count == 0 { break }  // the file shrank meanwhile: the format's length checks say what is missing
+            filled += count
+        }
+        bytes.removeSubrange(filled...)
+        return bytes
     }
 
     /// The names of the models found in `searchPath()`, as `load(named:)` takes them.

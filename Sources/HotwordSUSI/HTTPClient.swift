@@ -14,6 +14,11 @@ public struct HTTPClient: Sendable {
     public var timeouts: HTTPTimeouts
     private let logger: Logger
 
+    /// The most a body kept in memory may hold once decoded (`send(_:)`; a body handed to a sink
+    /// is the sink's to bound). SUSI's answers are a few KB; this stops an endless or
+    /// compressed-bomb body (256 MiB from 255 KB of gzip) at 8 MiB.
+    public static let maximumBodyBytes = 8 << 20
+
     public init(timeouts: HTTPTimeouts = .standard, logger: Logger = Logger(label: "hotword.http")) {
         self.timeouts = timeouts
         self.logger = logger

@@ -36,6 +36,8 @@ final class HTTPCurlTransfer {
     /// The easy handle while `perform()` runs (the write callback asks it for the status).
     private var handle: UnsafeMutableRawPointer?
     private var sinkBegun = false
+    /// Set when a body kept in memory passed `HTTPClient.maximumBodyBytes` and the transfer was stopped.
+    private var bodyTooLarge = false
 
     init(request: HTTPRequest, timeouts: HTTPTimeouts, cancellation: HTTPCancellationFlag,
          bodySink: (any HTTPBodySink)? = nil) {
@@ -158,24 +160,31 @@ final class HTTPCurlTransfer {
             let detail = errorBuffer.pointee == 0 ? String(cString: curl_easy_strerror(code)) : String(cString: errorBuffer)
             return .failure(error(for: code, detail: detail, handle: handle))
         }
-        var status = 0
-        hotword_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        return .success(HTTPResponse(url: url, status: status, headers: headers, body: body))
+        return .success(HTTPResponse(url: url, status: responseStatus(handle), headers: headers, body: body))
     }
 
     /// Keeps the body, or hands it to the sink (its head first); false stops the transfer.
     private func receivedBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let bodySink else {
+            // libcurl hands over decoded bytes, so this one check stops compressed bombs too.
+            guard body.count + bytes.count <= HTTPClient.maximumBodyBytes else {
+                bodyTooLarge = true
+                return false
+            }
             body.append(contentsOf: bytes)
             return true
         }
         if !sinkBegun {
             sinkBegun = true
-            var status = 0
-            if let handle { hotword_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status) }
-            guard bodySink.begin(status: status, headers: headers) else { return false }
+            guard bodySink.begin(status: handle.map(responseStatus) ?? 0, headers: headers) else { return false }
         }
         return bodySink.write(bytes)
+    }
+
+    private func responseStatus(_ handle: UnsafeMutableRawPointer) -> Int {
+        var status = 0
+        hotword_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        return status
     }
 
     private func receivedHeaderLine(_ line: String) {
@@ -214,8 +223,12 @@ final class HTTPCurlTransfer {
             return .tls(url: url, detail: detail)
         case CURLE_ABORTED_BY_CALLBACK:
             return .cancelled(url: url)
+        case CURLE_WRITE_ERROR where bodyTooLarge:
+            return .bodyTooLarge(url: url, limit: HTTPClient.maximumBodyBytes)
         case CURLE_WRITE_ERROR where bodySink != nil:
             return .receiverStopped(url: url)
+        case CURLE_UNSUPPORTED_PROTOCOL where responseStatus(handle) / 100 == 3:
+            return .refusedRedirect(url: url, detail: detail)
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
             return .invalidURL(url: url, reason: detail)
         default:

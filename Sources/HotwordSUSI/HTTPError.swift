@@ -4,6 +4,8 @@ import Foundation
 public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The URL is not something libcurl may fetch (only http and https are allowed).
     case invalidURL(url: String, reason: String)
+    /// The server redirected to a URL hotword does not follow (not http or https: `file://`, say).
+    case refusedRedirect(url: String, detail: String)
     /// The host name did not resolve.
     case couldNotResolve(url: String, detail: String)
     /// The connection was refused or the network is unreachable.
@@ -23,6 +25,8 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     case stalled(url: String, seconds: Double)
     /// The body's receiver (`HTTPBodySink`) stopped the transfer; it knows why.
     case receiverStopped(url: String)
+    /// The body (decoded) grew past `limit` bytes, `HTTPClient.maximumBodyBytes`; the transfer was stopped there.
+    case bodyTooLarge(url: String, limit: Int)
     /// The task waiting for the response was cancelled.
     case cancelled(url: String)
     /// Any other libcurl failure.
@@ -30,9 +34,9 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var url: String {
         switch self {
-        case .invalidURL(let url, _), .couldNotResolve(let url, _), .couldNotConnect(let url, _),
+        case .invalidURL(let url, _), .refusedRedirect(let url, _), .couldNotResolve(let url, _), .couldNotConnect(let url, _),
              .connectTimedOut(let url, _), .timedOut(let url, _), .connectionLost(let url, _),
-             .tls(let url, _), .status(let url, _, _), .stalled(let url, _), .receiverStopped(let url), .cancelled(let url),
+             .tls(let url, _), .status(let url, _, _), .stalled(let url, _), .receiverStopped(let url), .bodyTooLarge(let url, _), .cancelled(let url),
              .transferFailed(let url, _, _):
             return url
         }
@@ -51,6 +55,8 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .invalidURL(let url, let reason):
             return "invalid URL \(url): \(reason)"
+        case .refusedRedirect(let url, let detail):
+            return "\(url) redirected to a URL that is not http or https, which is not followed (\(detail))"
         case .couldNotResolve(let url, let detail):
             return "couldn't resolve the host of \(url) (\(detail))"
         case .couldNotConnect(let url, let detail):
@@ -69,6 +75,8 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(url) sent nothing for \(HTTPError.format(seconds)) s"
         case .receiverStopped(let url):
             return "the transfer from \(url) was stopped by its receiver"
+        case .bodyTooLarge(let url, let limit):
+            return "\(url) sent more than \(limit / (1 << 20)) MiB (decoded), far more than an answer needs; stopped reading there"
         case .cancelled(let url):
             return "request to \(url) cancelled"
         case .transferFailed(let url, let code, let detail):

@@ -31,12 +31,18 @@ public struct HTTPResponse: Sendable, Equatable {
     /// otherwise its first characters with whitespace collapsed.
     public var bodySummary: String { HTTPResponse.summary(of: body) }
 
+    /// How much of a body a summary looks at: a page's title comes early, and a huge body must
+    /// not cost seconds of CPU to describe.
+    static let summaryBytes = 4096
+
     static func summary(of body: Data) -> String {
-        let text = String(decoding: body, as: UTF8.self)
-        if let title = HTTPResponse.htmlTitle(in: text), !title.isEmpty { return title }
-        let collapsed = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let text = String(decoding: body.prefix(summaryBytes), as: UTF8.self)
+        let title = HTTPResponse.htmlTitle(in: text) ?? ""
+        let shown = title.isEmpty ? text.split(whereSeparator: \.isWhitespace).joined(separator: " ") : title
+        // Shown on a terminal: the server's escape sequences and bells go.
+        let printable = String(String.UnicodeScalarView(shown.unicodeScalars.filter { $0.properties.generalCategory != .control }))
         let limit = 120
-        return collapsed.count > limit ? String(collapsed.prefix(limit)) + "…" : collapsed
+        return printable.count > limit ? String(printable.prefix(limit)) + "…" : printable
     }
 
     /// Throws `HTTPError.status` unless the status is 2xx.

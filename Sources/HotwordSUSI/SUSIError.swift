@@ -34,6 +34,8 @@ public enum SUSIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .status(_, 503, _): "SUSI server busy"
             case .status: "SUSI server error"
             case .timedOut: "SUSI server too slow"
+            case .bodyTooLarge: "SUSI server sent too much"
+            case .refusedRedirect: "SUSI server redirected elsewhere"
             default: "SUSI server unreachable"
             }
             return "\(what): \(error)" + (attempts > 1 ? " (\(attempts) attempts)" : "")
@@ -67,6 +69,7 @@ public enum SUSIError: Error, Sendable, Equatable, CustomStringConvertible {
         case .http(.status(_, let status, _), _) where status >= 500: "SUSI had a problem with that question."
         case .http(.status, _): "SUSI could not handle that request."
         case .http(.timedOut, _): "SUSI is taking too long to answer."
+        case .http(.bodyTooLarge, _): "SUSI sent an answer I couldn't understand."
         case .http, .notJSON: "I can't reach SUSI right now."
         case .malformedReply: "SUSI sent an answer I couldn't understand."
         case .noAnswer: "Sorry, I have no answer to that."

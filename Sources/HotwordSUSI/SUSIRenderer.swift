@@ -37,8 +37,16 @@ public struct SUSIRenderer: Sendable {
         self.spokenItems = max(1, spokenItems)
     }
 
+    /// The most characters one printed step shows (a whole table or feed included): SUSI's
+    /// answers are a few hundred; a server could send megabytes.
+    public static let maximumShownCharacters = 20_000
+    /// The most characters one step says aloud (about two minutes of speech).
+    public static let maximumSpokenCharacters = 2_000
+    /// The most rows of a table, or items of a feed, shown.
+    public static let maximumRows = 100
+
     public func steps(for reply: SUSIReply) -> [SUSIStep] {
-        let rendered = reply.actions.flatMap { steps(for: $0, in: reply) }
+        let rendered = reply.actions.flatMap { steps(for: $0, in: reply) }.map(Self.presentable)
         guard rendered.allSatisfy({ if case .unknown = $0 { true } else { false } }) else { return rendered }
         let message = SUSIError.noAnswer(query: reply.query).spokenMessage
         return rendered + [.print("SUSI: \(message)"), .speak(message, language: "en")]
@@ -53,9 +61,9 @@ public struct SUSIRenderer: Sendable {
             guard let delay = planDelay(answer, in: reply), delay > .zero else { return said }
             return [.planned(delay: delay, steps: said)]
         case .table(let table):
-            return tableSteps(table, rows: Array(reply.data.prefix(table.count ?? reply.data.count)))
+            return tableSteps(table, rows: reply.data.prefix(table.count ?? reply.data.count))
         case .rss(let feed):
-            return feedSteps(feed, items: Array(reply.data.prefix(feed.count ?? reply.data.count)))
+            return feedSteps(feed, items: reply.data.prefix(feed.count ?? reply.data.count))
         case .webSearch(let query, _):
             return [.print("SUSI: search the web for \"\(query)\""),
                     .speak("I can't search the web by voice.", language: "en")]
@@ -103,26 +111,59 @@ public struct SUSIRenderer: Sendable {
         return .milliseconds(Int(planDate.timeIntervalSince(answered) * 1000))
     }
 
-    private func tableSteps(_ table: SUSITable, rows: [SUSIValue]) -> [SUSIStep] {
+    private func tableSteps(_ table: SUSITable, rows: ArraySlice<SUSIValue>) -> [SUSIStep] {
         guard !rows.isEmpty else { return [.print("SUSI: (empty table)")] }
-        let cells = rows.map { row in table.columns.map { row[$0.key]?.text ?? "" } }
+        let cells = rows.prefix(Self.maximumRows).map { row in table.columns.map { row[$0.key]?.text ?? "" } }
         let headers = table.columns.map(\.header)
         let printed = SUSIRenderer.alignedColumns([headers] + cells, ruleBelowFirst: true).joined(separator: "\n")
         let spoken = cells.prefix(spokenItems).map { $0.filter { !$0.isEmpty }.joined(separator: ", ") }
-        return [.print(printed), .speak(summary(spoken, total: cells.count), language: nil)]
+        return [.print(printed + Self.notShown(rows.count, "rows")), .speak(summary(spoken, total: rows.count), language: nil)]
     }
 
-    private func feedSteps(_ feed: SUSIFeed, items: [SUSIValue]) -> [SUSIStep] {
+    private func feedSteps(_ feed: SUSIFeed, items: ArraySlice<SUSIValue>) -> [SUSIStep] {
         guard !items.isEmpty else { return [.print("SUSI: (no news)")] }
         var printed: [String] = []
-        for (number, item) in items.enumerated() {
+        for (number, item) in items.prefix(Self.maximumRows).enumerated() {
             printed.append("\(number + 1). \(item[feed.titleKey]?.text ?? "")")
             for key in [feed.descriptionKey, feed.linkKey].compactMap({ $0 }) {
                 if let text = item[key]?.text, !text.isEmpty { printed.append("   \(text)") }
             }
         }
         let titles = items.prefix(spokenItems).compactMap { $0[feed.titleKey]?.text }
-        return [.print(printed.joined(separator: "\n")), .speak(summary(titles, total: items.count), language: nil)]
+        return [.print(printed.joined(separator: "\n") + Self.notShown(items.count, "items")),
+                .speak(summary(titles, total: items.count), language: nil)]
+    }
+
+    /// A line saying how many of `count` rows or items were left out, if any.
+    private static func notShown(_ count: Int, _ what: String) -> String {
+        count > maximumRows ? "\n(\(count - maximumRows) more \(what) not shown)" : ""
+    }
+
+    /// `step` fit for a terminal and a speech engine: control characters (escape sequences,
+    /// bells, NUL) removed from its text, and the text cut at the limits with a note.
+    static func presentable(_ step: SUSIStep) -> SUSIStep {
+        switch step {
+        case .print(let text): .print(cleaned(text, limit: maximumShownCharacters))
+        case .speak(let text, let language): .speak(cleaned(text, limit: maximumSpokenCharacters), language: language)
+        case .planned(let delay, let steps): .planned(delay: delay, steps: steps.map(presentable))
+        case .unknown(let text): .unknown(cleaned(text, limit: maximumShownCharacters))
+        case .setVolume, .stopSpeaking, .playback, .setTimer, .resetTimer: step
+        }
+    }
+
+    /// `text` without control characters other than line breaks and tabs, at most `limit`
+    /// characters long (then ending in a note of how much was cut).
+    static func cleaned(_ text: String, limit: Int) -> String {
+        var kept = String.UnicodeScalarView()
+        var count = 0
+        for scalar in text.unicodeScalars where scalar == "\n" || scalar == "\t" || scalar.properties.generalCategory != .control {
+            guard count < limit else {
+                return String(kept) + " … (cut: longer than \(limit) characters)"
+            }
+            kept.append(scalar)
+            count += 1
+        }
+        return String(kept)
     }
 
     /// "A. B. C. And 2 more." — the first items, then how many are only printed.

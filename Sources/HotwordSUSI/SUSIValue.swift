@@ -291,7 +291,7 @@ extension SUSIValue {
     static func acceptedObject(from body: Data, url: String) throws(SUSIError) -> SUSIValue {
         let root = try object(from: body, url: url)
         if root["accepted"]?.bool == false {
-            throw .notAccepted(url: url, message: root["message"]?.string ?? "no message")
+            throw .notAccepted(url: url, message: SUSIRenderer.cleaned(root["message"]?.string ?? "no message", limit: 200))
         }
         return root
     }

@@ -14,6 +14,8 @@ struct TOMLParser {
     private var sectionCount = 0
     private var keyLines: [[String]: Int] = [:]
 
+    /// How deep arrays, inline tables and tables (by `[a.b]` headers and `a.b = …` keys) may
+    /// nest: reading and releasing the tables recurses per level, and hotword's own keys go 3 deep.
     static let maximumNesting = 100
 
     init(_ bytes: [UInt8]) {
@@ -52,6 +54,7 @@ struct TOMLParser {
         if isArray { index += 1 }
         skipSpaces()
         let keys = try parseKey()
+        try checkDepth(keys.count)
         skipSpaces()
         guard consume(UInt8(ascii: "]")), !isArray || consume(UInt8(ascii: "]")) else {
             throw failure(isArray ? "expected ']]' to end the array-of-tables header" : "expected ']' to end the table header")
@@ -92,10 +95,12 @@ struct TOMLParser {
     private mutating func parseKeyValue(into table: TableNode, path: [String], section: Int) throws(TOMLSyntaxError) {
         let keyLine = line, keyStart = index
         let keys = try parseKey()
+        try checkDepth(path.count + keys.count + nesting, at: keyStart)
         record(path + keys, line: keyLine)
         var node = table
         for (depth, key) in keys.dropLast().enumerated() {
-            let name = Self.dotted(path + keys.prefix(depth + 1))
+            // Only when it is needed: joining the names at every part made long dotted keys quadratic.
+            var name: String { Self.dotted(path + keys.prefix(depth + 1)) }
             switch node.child(key) {
             case nil:
                 node = node.insertTable(key, kind: .dotted(section: section))
@@ -411,6 +416,13 @@ struct TOMLParser {
         nesting += 1
         guard nesting <= Self.maximumNesting else {
             throw failure("arrays and inline tables are nested more than \(Self.maximumNesting) deep")
+        }
+    }
+
+    /// A table `depth` levels deep (its key's parts, inside arrays and inline tables) is within `maximumNesting`.
+    private func checkDepth(_ depth: Int, at position: Int? = nil) throws(TOMLSyntaxError) {
+        guard depth <= Self.maximumNesting else {
+            throw failure("tables are nested more than \(Self.maximumNesting) deep (\(depth) levels of key parts, arrays and inline tables)", at: position)
         }
     }
 

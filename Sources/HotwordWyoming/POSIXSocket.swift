@@ -71,20 +71,32 @@ enum POSIXSocket {
         return poll(&poller, 1, milliseconds) > 0
     }
 
-    /// Writes all of `bytes`; the errno of the failure, or nil. Never raises SIGPIPE.
-    static func sendAll(_ socket: Int32, _ bytes: [UInt8]) -> Int32? {
+    /// Writes all of `bytes` by `deadline` (however slowly the peer reads, the whole write ends
+    /// then); the errno of the failure (ETIMEDOUT at the deadline), or nil. Never raises SIGPIPE.
+    static func sendAll(_ socket: Int32, _ bytes: [UInt8], by deadline: ContinuousClock.Instant) -> Int32? {
         bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
-                let written = send(socket, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
+                let written = send(socket, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                if written >= 0 {
+                    offset += written
+                    continue
                 }
-                offset += written
+                guard errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK else { return errno }
+                let left = milliseconds(until: deadline)
+                guard left > 0 else { return ETIMEDOUT }
+                _ = wait(socket, for: POLLOUT, milliseconds: left)
             }
             return nil
         }
+    }
+
+    /// Whole milliseconds until `deadline` (rounded up), 0 once it has passed.
+    static func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
+        let left = deadline - .now
+        guard left > .zero else { return 0 }
+        let (seconds, attoseconds) = left.components
+        return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
     }
 
     /// Reads what is there into `buffer`: the byte count (0 at the end of the stream), or a negative errno.

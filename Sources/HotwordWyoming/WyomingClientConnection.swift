@@ -54,7 +54,7 @@ public final class WyomingClientConnection {
         if POSIXSocket.with(&address, { connect(socket, $0, $1) }) != 0 {
             if errno != EINPROGRESS {
                 problem = POSIXSocket.reason()
-            } else if !POSIXSocket.wait(socket, for: POLLOUT, milliseconds: Self.milliseconds(until: deadline)) {
+            } else if !POSIXSocket.wait(socket, for: POLLOUT, milliseconds: POSIXSocket.milliseconds(until: deadline)) {
                 problem = "no answer within \(timeout)"
             } else {
                 var code: Int32 = 0
@@ -75,9 +75,7 @@ public final class WyomingClientConnection {
 
     public func send(_ event: WyomingEvent) throws(WyomingClientError) {
         // A server that stops reading must not hold us past the deadline.
-        var limit = timeval(tv_sec: max(1, Int(Self.milliseconds(until: deadline)) / 1000), tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        if let code = POSIXSocket.sendAll(socket, event.encoded()) {
+        if let code = POSIXSocket.sendAll(socket, event.encoded(), by: deadline) {
             throw .sendFailed(endpoint: endpoint.description, reason: POSIXSocket.reason(code))
         }
     }
@@ -90,7 +88,7 @@ public final class WyomingClientConnection {
             } catch {
                 throw .invalidReply(endpoint: endpoint.description, error)
             }
-            let left = Self.milliseconds(until: deadline)
+            let left = POSIXSocket.milliseconds(until: deadline)
             guard left > 0, POSIXSocket.wait(socket, for: POLLIN, milliseconds: left) else {
                 throw .timedOut(endpoint: endpoint.description, waitingFor: waitingFor, after: timeout)
             }
@@ -99,12 +97,5 @@ public final class WyomingClientConnection {
             guard count > 0 else { throw .closed(endpoint: endpoint.description, waitingFor: waitingFor) }
             parser.append(buffer[0..<count])
         }
-    }
-
-    private static func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
-        let left = deadline - .now
-        guard left > .zero else { return 0 }
-        let (seconds, attoseconds) = left.components
-        return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
     }
 }

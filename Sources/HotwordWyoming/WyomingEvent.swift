@@ -56,6 +56,12 @@ public enum JSONValue: Sendable, Hashable, Codable, ExpressibleByStringLiteral, 
     public var object: [String: JSONValue]? { if case .object(let value) = self { value } else { nil } }
     public var isNull: Bool { self == .null }
 
+    /// The value as JSON text, cut for a message (`WyomingProtocolError.excerpt`): what a client
+    /// sent, as it sent it, never whole in a log line.
+    public var excerpt: String {
+        WyomingProtocolError.excerpt(String(decoding: WyomingEvent.jsonBytes(self), as: UTF8.self))
+    }
+
     /// A whole number that fits an `Int`, or nil.
     public var integer: Int? {
         guard let number, number == number.rounded(), abs(number) < 9e15 else { return nil }

@@ -1,4 +1,5 @@
 import Foundation
+import HotwordJSON
 
 /// Why a byte stream is not valid Wyoming framing. The connection it came on cannot be trusted
 /// to resynchronise (a wrong length shifts every later event), so it is closed.
@@ -7,6 +8,8 @@ public enum WyomingProtocolError: Error, Sendable, Equatable, CustomStringConver
     case headerTooLong(limit: Int)
     /// The header line or the data block (`part`) is not a JSON object.
     case invalidJSON(part: String, reason: String)
+    /// The header line or the data block (`part`) nests objects and arrays deeper than `limit`.
+    case nestedTooDeep(part: String, limit: Int)
     /// The header has no string `type`.
     case missingType
     /// `data_length` or `payload_length` is not a whole number ≥ 0.
@@ -16,10 +19,26 @@ public enum WyomingProtocolError: Error, Sendable, Equatable, CustomStringConver
     /// The stream ended inside an event: `received` of `expected` bytes of `part`.
     case truncated(part: String, expected: Int, received: Int)
 
+    /// At most this many bytes of what a client sent go into a message (the log, an `error`
+    /// event): enough to recognise it, too few for one client to flood the log.
+    public static let excerptLimit = 200
+
+    /// `text`, cut to `excerptLimit` bytes (at a character boundary) with "…" when longer.
+    static func excerpt(_ text: String) -> String {
+        guard text.utf8.count > excerptLimit else { return text }
+        var cut = ""
+        for character in text {
+            guard cut.utf8.count + character.utf8.count <= excerptLimit else { break }
+            cut.append(character)
+        }
+        return cut + "… (\(text.utf8.count) bytes)"
+    }
+
     public var description: String {
         switch self {
         case .headerTooLong(let limit): "header line longer than \(limit) bytes"
         case .invalidJSON(let part, let reason): "\(part) is not a JSON object: \(reason)"
+        case .nestedTooDeep(let part, let limit): "\(part) nests objects and arrays more than \(limit) deep (the limit for a Wyoming event)"
         case .missingType: "header has no \"type\" string"
         case .invalidLength(let field, let value): "\(field) \(value) is not a whole number ≥ 0"
         case .tooLarge(let field, let length, let limit): "\(field) \(length) is over the limit of \(limit) bytes"
@@ -39,6 +58,9 @@ public struct WyomingEventParser: Sendable {
         public var data = 1 << 20
         /// 4 MiB: over 10 s of 48 kHz stereo 32-bit audio in one chunk; clients send 10–100 ms.
         public var payload = 4 << 20
+        /// Objects and arrays within each other in the header or data: Wyoming's events nest 3
+        /// deep (`info`); decoding recurses per level on a connection thread's 1 MiB stack.
+        public var depth = 64
 
         public init() {}
     }
@@ -84,15 +106,18 @@ public struct WyomingEventParser: Sendable {
                 return nil
             }
             guard newline - start <= limits.header else { throw .headerTooLong(limit: limits.header) }
-            pending = try parseHeader(buffer[start..<newline])
+            let header = try parseHeader(buffer[start..<newline])
+            pending = header
             start = newline + 1
             scanned = start
+            // Room for the whole event at once: grown by doubling, the buffer could hold twice it.
+            buffer.reserveCapacity(start + header.dataLength + header.payloadLength)
         }
         guard let header = pending, buffer.count - start >= header.dataLength + header.payloadLength else { return nil }
         var data = header.data
         if header.dataLength > 0 {
             // As the reference: the data block is merged over the header's `data`.
-            let extra = try Self.object(buffer[start..<start + header.dataLength], part: "data block")
+            let extra = try object(buffer[start..<start + header.dataLength], part: "data block")
             data.merge(extra) { $1 }
         }
         let payloadStart = start + header.dataLength
@@ -100,6 +125,12 @@ public struct WyomingEventParser: Sendable {
         start = payloadStart + header.payloadLength
         scanned = start
         pending = nil
+        if start == buffer.count {
+            // All consumed: a large event's storage goes back, not kept for the connection's life.
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 256 * 1024)
+            start = 0
+            scanned = 0
+        }
         return WyomingEvent(type: header.type, data: data, payload: payload)
     }
 
@@ -116,7 +147,7 @@ public struct WyomingEventParser: Sendable {
     }
 
     private func parseHeader(_ line: ArraySlice<UInt8>) throws(WyomingProtocolError) -> Header {
-        let header = try Self.object(line, part: "header line")
+        let header = try object(line, part: "header line")
         guard let type = header["type"]?.string else { throw .missingType }
         let data: [String: JSONValue]
         switch header["data"] {
@@ -131,27 +162,24 @@ public struct WyomingEventParser: Sendable {
 
     private func length(_ field: String, in header: [String: JSONValue], limit: Int) throws(WyomingProtocolError) -> Int {
         guard let value = header[field], !value.isNull else { return 0 }
-        guard let length = value.integer, length >= 0 else { throw .invalidLength(field: field, value: "\(value)") }
+        guard let length = value.integer, length >= 0 else {
+            throw .invalidLength(field: field, value: value.excerpt)
+        }
         guard length <= limit else { throw .tooLarge(field: field, length: length, limit: limit) }
         return length
     }
 
-    private static func object(_ bytes: ArraySlice<UInt8>, part: String) throws(WyomingProtocolError) -> [String: JSONValue] {
+    private func object(_ bytes: ArraySlice<UInt8>, part: String) throws(WyomingProtocolError) -> [String: JSONValue] {
+        guard JSONNesting.firstOffset(deeperThan: limits.depth, in: bytes) == nil else {
+            throw .nestedTooDeep(part: part, limit: limits.depth)
+        }
         let value: JSONValue
         do {
             value = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
         } catch {
-            throw .invalidJSON(part: part, reason: Self.reason(error))
+            throw .invalidJSON(part: part, reason: WyomingProtocolError.excerpt(JSONDecodingFailure.reason(error, in: bytes)))
         }
         guard let object = value.object else { throw .invalidJSON(part: part, reason: "not an object") }
         return object
-    }
-
-    /// The decoder's own words, without Swift's type dump.
-    private static func reason(_ error: any Error) -> String {
-        if case DecodingError.dataCorrupted(let context) = error {
-            return ((context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String) ?? context.debugDescription
-        }
-        return "\(error)"
     }
 }

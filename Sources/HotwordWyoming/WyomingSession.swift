@@ -78,12 +78,12 @@ public final class WyomingSession {
         switch event.data["names"] {
         case nil, .null?: names = []
         case .array(let values)? where values.allSatisfy({ $0.string != nil }): names = values.compactMap(\.string)
-        case let other?: throw .invalidField(event: "detect", field: "names", value: "\(other)")
+        case let other?: throw .invalidField(event: "detect", field: "names", value: other.excerpt)
         }
         let chosen = names.isEmpty ? catalog.entries : catalog.entries.filter { entry in names.contains(where: entry.answers) }
         guard !chosen.isEmpty else {
             return [WyomingEvent(type: "error", data: [
-                "text": .string("no wake word named \(names.joined(separator: ", ")); this server has \(catalog.entries.map(\.name).joined(separator: ", "))"),
+                "text": .string("no wake word named \(WyomingProtocolError.excerpt(names.joined(separator: ", "))); this server has \(catalog.entries.map(\.name).joined(separator: ", "))"),
                 "code": "unknown-wake-word",
             ])]
         }
@@ -180,7 +180,7 @@ public final class WyomingSession {
     private func format(of event: WyomingEvent) throws(WyomingSessionError) -> PCMFormat {
         func field(_ name: String) throws(WyomingSessionError) -> Int {
             guard let value = event.data[name]?.integer else {
-                throw .invalidField(event: event.type, field: name, value: event.data[name].map { "\($0)" } ?? "(none)")
+                throw .invalidField(event: event.type, field: name, value: event.data[name]?.excerpt ?? "(none)")
             }
             return value
         }

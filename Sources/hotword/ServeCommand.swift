@@ -58,9 +58,20 @@ struct ServeCommand: ParsableCommand {
         } catch {
             throw CommandFailure("\(error)", status: .configuration)
         }
+        if let problem = WyomingServerLimits.openFilesProblem(maximumConnections: settings.maximumConnections) {
+            throw CommandFailure("[wyoming] \(problem)", status: .configuration)
+        }
+        // Events of up to 5 MiB come and go with connections: their memory goes back when freed.
+        ProcessMemory.returnLargeAllocationsToTheSystem()
+        let notifier = try? ServiceNotifier.fromEnvironment()
+        let watchdog = Watchdog(notifier: notifier)
         let server: WyomingServer
         do {
-            server = try WyomingServer(endpoint: settings.endpoint, limits: settings.limits, logger: logger) {
+            server = try WyomingServer(endpoint: settings.endpoint, limits: settings.limits, logger: logger, heartbeat: { closed in
+                watchdog.ping()
+                // What closed connections freed, given back rather than kept in the allocator's heaps.
+                if closed > 0 { ProcessMemory.releaseFreeMemory() }
+            }) {
                 WyomingSession(catalog: catalog)
             }
         } catch {
@@ -73,7 +84,6 @@ struct ServeCommand: ParsableCommand {
         if case .tcp(_, let port) = server.endpoint, settings.zeroconf, !noZeroconf {
             announcement = ZeroconfAnnouncement.start(name: settings.zeroconfName, port: port, logger: logger)
         }
-        let notifier = try? ServiceNotifier.fromEnvironment()
         notifier?.ready(status: "serving \(names) on \(server.endpoint)")
         server.run()
         notifier?.stopping()
@@ -111,5 +121,22 @@ struct ServeCommand: ParsableCommand {
         } catch {
             throw CommandFailure("\(error)")
         }
+    }
+}
+
+/// Pings a service watchdog at its interval, from the server's accepting thread: a stuck
+/// accept loop stops the pings and systemd restarts the service.
+private final class Watchdog: @unchecked Sendable {  // @unchecked: `nextPing` is only touched by the accepting thread
+    private let notifier: ServiceNotifier?
+    private var nextPing = ContinuousClock.now
+
+    init(notifier: ServiceNotifier?) {
+        self.notifier = notifier.flatMap { $0.watchdogInterval == nil ? nil : $0 }
+    }
+
+    func ping() {
+        guard let notifier, let interval = notifier.watchdogInterval, ContinuousClock.now >= nextPing else { return }
+        notifier.watchdog()
+        nextPing = .now + interval
     }
 }

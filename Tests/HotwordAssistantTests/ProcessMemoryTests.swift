@@ -1,14 +1,13 @@
 import Foundation
 @testable import HotwordAssistant
+import HotwordTestSupport
 import Testing
 
 @Suite("Process memory")
 struct ProcessMemoryTests {
     /// The process's resident memory, in KiB.
     static func residentKibibytes() throws -> Int {
-        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
-        return try #require(Int(line.split(separator: " ").dropFirst().first ?? ""))
+        try #require(ProcessStatus.kibibytes("VmRSS"))
     }
 
     /// Touches every page of a fresh `bytes`-long allocation, then frees it; returns how much

@@ -144,6 +144,23 @@ struct TOMLParserTests {
         #expect(error?.message.contains(message) == true, "\(String(describing: error))")
     }
 
+    /// A table header of 45,000 parts crashed `config check` on the stack; a dotted key of 4,000
+    /// took 4 s. Key parts count towards the nesting limit, with arrays and inline tables.
+    @Test func longDottedKeysAndHeadersAreNestingErrors() throws {
+        func key(_ part: String, _ count: Int) -> String { Array(repeating: part, count: count).joined(separator: ".") }
+        let cases: [(text: String, line: Int)] = [
+            ("[\(key("a", 45_000))]", 1),
+            ("\(key("a", 4_000)) = 1", 1),
+            ("[\(key("a", 60))]\n\(key("b", 60)) = 1", 2),
+            ("a = " + String(repeating: "{b.c.d.e=", count: 30), 1),
+        ]
+        for (text, line) in cases {
+            let error = syntaxError(text)
+            #expect(error?.line == line && error?.message.contains("nested more than 100") == true, "\(String(describing: error))")
+        }
+        #expect(syntaxError("[\(key("a", 50))]\n\(key("b", 50)) = 1") == nil)
+    }
+
     @Test func columnsCountCharacters() {
         #expect(syntaxError("\"é\" = 1\nkey = \"x\" y") == TOMLSyntaxError(
             line: 2, column: 11, message: "expected the end of the line (one key = value or [table] per line)"))

@@ -191,6 +191,29 @@ import Testing
         }
     }
 
+    /// 10,000 layers pointing at the same weights made a 1.85 MB file ask for 2 GB before it
+    /// was refused: the tensors are counted against the stored weights before any is copied.
+    @Test func overlappingTensorsAreRefusedBeforeTheyAreCopied() throws {
+        #expect(throws: ModelError.malformedHeader("the 20000 tensors refer to more than the 5059 stored weights; tensors must not overlap")) {
+            try decodeWithHeader { header in
+                let layers = header["layers"] as! [[String: Any]]
+                header["layers"] = Array(repeating: layers[6], count: 10_000)
+            }
+        }
+    }
+
+    @Test func aHeaderNestedPastTheLimitOrWithAnUnrepresentableNumberSaysSo() throws {
+        var nested: Any = 1
+        for _ in 0..<40 { nested = ["a": nested] }
+        #expect(throws: ModelError.malformedHeader("the JSON nests more than 32 levels deep")) {
+            try decodeWithHeader { [nested] in $0["training"] = nested }
+        }
+        // It was "not valid JSON".
+        #expect(throws: ModelError.malformedHeader("the number 1e+300 is out of range")) {
+            try decodeWithHeader { $0["weightCount"] = 1e300 }
+        }
+    }
+
     /// A convolution's history is bounded too: 2 × 65536 frames × 256 channels is more than the
     /// streaming state allowed, though each number alone is within its limit.
     @Test func streamingStateIsBounded() {

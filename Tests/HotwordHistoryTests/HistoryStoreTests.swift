@@ -41,6 +41,23 @@ struct HistoryStoreTests {
 
     /// `hotword history` may open the file while `hotword run` is creating it: both opens succeed
     /// (SQLite answers "busy" at once where waiting could deadlock, and opening tries again).
+    /// An answer of 100 MB made a 210 MB row; each text is kept to 64 Ki characters.
+    @Test func aHugeAnswerIsCutToTheLimitWithANote() throws {
+        try withFolder { folder in
+            let store = try HistoryStore(file: folder.appendingPathComponent("history.sqlite"))
+            var exchange = Self.exchange("read me everything")
+            exchange.answer = String(repeating: "a", count: 1 << 20)
+            exchange.actions = "[" + String(repeating: "1,", count: 1 << 19) + "1]"
+            let recorded = try store.record(exchange)
+            let stored = try #require(try store.exchanges().first)
+            #expect(stored == recorded)
+            #expect(stored.answer.hasPrefix(String(repeating: "a", count: Exchange.maximumTextCharacters) + " … (cut: longer than 65536 characters)"))
+            #expect(stored.answer.count < Exchange.maximumTextCharacters + 100)
+            #expect(stored.actions == "[]")
+            #expect(stored.question == "read me everything")
+        }
+    }
+
     @Test func openingANewFileTwiceAtOnceSucceedsBothTimes() throws {
         try withFolder { folder in
             for round in 0..<20 {

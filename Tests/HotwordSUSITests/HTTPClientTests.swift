@@ -79,6 +79,52 @@ struct HTTPClientTests {
         #expect(server.requests.first?.header("Accept-Encoding") == "gzip, deflate")
     }
 
+    /// A body without end (2.9 GB and a crash before) or a gzip bomb (256 MiB from 255 KB) is
+    /// stopped where libcurl hands it over, decoded: at `maximumBodyBytes`, and no more memory.
+    @Test(arguments: [false, true])
+    func aHugeOrEndlessBodyIsStoppedAtTheLimit(gzipBomb: Bool) async throws {
+        let folder = try TestPaths.temporaryDirectory("http-bomb")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var answer = TestHTTPResponse(status: 200, contentType: "application/json", body: Data(repeating: 0x20, count: 64 * 1024))
+        if gzipBomb {
+            answer.body = try TestArchives.gzippedZeros(256 << 20, in: folder)
+            answer.headers.append(TestHTTPField("Content-Encoding", "gzip"))
+        } else {
+            answer.endless = true
+        }
+        let server = try TestHTTPServer { [answer] _ in answer }
+        defer { server.shutdown() }
+        #expect(ProcessStatus.resetPeak())
+        let before = try #require(ProcessStatus.kibibytes("VmHWM"))
+        let error = await #expect(throws: HTTPError.self) {
+            try await client.send(.get(server.baseURL, headers: [HTTPField("Accept-Encoding", "gzip")]))
+        }
+        #expect(error == .bodyTooLarge(url: server.baseURL.absoluteString, limit: HTTPClient.maximumBodyBytes))
+        #expect(SUSIError.http(try #require(error), attempts: 1).description.hasPrefix("SUSI server sent too much"))
+        let grown = try #require(ProcessStatus.kibibytes("VmHWM")) - before
+        #expect(grown < 64 * 1024, "the peak of resident memory grew by \(grown) KiB")
+    }
+
+    /// An error's summary reads the first 4 KiB of the body (a 50 MB body took 3.5 s of CPU),
+    /// and drops what a terminal would act on.
+    @Test func anErrorBodyIsSummarisedShortAndPrintable() async throws {
+        let body = "\u{1B}[2J\u{07}oops " + String(repeating: "spam ", count: 200_000)
+        let server = try TestHTTPServer { _ in self.text(body, status: 500) }
+        defer { server.shutdown() }
+        let error = await #expect(throws: HTTPError.self) { try await client.send(.get(server.baseURL)).requireSuccess() }
+        guard case .status(_, 500, let summary)? = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(summary.hasPrefix("[2Joops spam") && summary.count <= 121, "\(summary)")
+    }
+
+    @Test func aRedirectToAFileURLIsRefusedSayingSo() async throws {
+        let server = try TestHTTPServer { _ in self.text("", status: 302, headers: [TestHTTPField("Location", "file:///etc/passwd")]) }
+        defer { server.shutdown() }
+        let error = await #expect(throws: HTTPError.self) { try await client.send(.get(server.baseURL)) }
+        guard case .refusedRedirect(let url, _)? = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(url == server.baseURL.absoluteString)
+        #expect(SUSIError.http(try #require(error), attempts: 1).description.hasPrefix("SUSI server redirected elsewhere: "))
+    }
+
     @Test func errorStatusIsAResponseAndRequireSuccessThrowsWithThePageTitle() async throws {
         let page = "<html><head><title>Error 500 Server Error</title></head><body>stack trace</body></html>"
         let server = try TestHTTPServer { _ in TestHTTPResponse(status: 500, contentType: "text/html", body: page) }

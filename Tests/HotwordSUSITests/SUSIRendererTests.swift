@@ -48,6 +48,23 @@ struct SUSIRendererTests {
             """))
     }
 
+    /// A table of 1,000 rows of 1,000-character cells was printed whole (1.2 GB resident).
+    @Test func aHugeTableIsShownInPartWithANote() throws {
+        let rows = (0..<1_000).map { #"{"n": "row \#($0)"}"# }.joined(separator: ", ")
+        let reply = try SUSIReply(json: Data(#"""
+            {"query": "q", "answers": [{"data": [\#(rows)], "actions": [{"type": "table", "columns": {"n": "Name"}}]}]}
+            """#.utf8), url: "test")
+        guard case .print(let table)? = SUSIRenderer().steps(for: reply).first else { Issue.record("no table printed"); return }
+        let lines = table.split(separator: "\n")
+        #expect(lines.count == 2 + SUSIRenderer.maximumRows + 1)
+        #expect(lines.last == "(900 more rows not shown)")
+        let wide = try SUSIReply(json: Data(#"""
+            {"query": "q", "answers": [{"data": [{"n": "\#(String(repeating: "x", count: 30_000))"}], "actions": [{"type": "table", "columns": {"n": "Name"}}]}]}
+            """#.utf8), url: "test")
+        guard case .print(let cut)? = SUSIRenderer().steps(for: wide).first else { Issue.record("no table printed"); return }
+        #expect(cut.count < SUSIRenderer.maximumShownCharacters + 100 && cut.hasSuffix("(cut: longer than 20000 characters)"))
+    }
+
     @Test func rssPrintsEveryItemAndSpeaksTheFirstTitles() async throws {
         let printed = (1...4).map { "\($0). Headline \($0)\n   Story number \($0).\n   https://news.example.org/\($0)" }
         #expect(try await steps(for: .rss) == [

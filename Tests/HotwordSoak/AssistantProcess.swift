@@ -1,5 +1,6 @@
 import Atomics
 import Foundation
+import HotwordTestSupport
 
 /// One event `hotword run --json` printed.
 struct ReceivedEvent: Sendable {
@@ -77,7 +78,7 @@ final class AssistantProcess: @unchecked Sendable {
         let pid = process.processIdentifier
         startThread("soak-memory") { [self] in
             while process.isRunning {
-                if let kibibytes = Self.residentKibibytes(pid) {
+                if let kibibytes = ProcessStatus.kibibytes("VmRSS", of: pid) {
                     let sample = MemorySample(wallSeconds: elapsed, audioSeconds: Double(audioPosition()) / Double(SoakMaterial.sampleRate),
                                               kibibytes: kibibytes)
                     lock.withLock { memory.append(sample) }
@@ -141,14 +142,5 @@ final class AssistantProcess: @unchecked Sendable {
         }
         thread.name = name
         thread.start()
-    }
-
-    /// `VmRSS` of a process, in KiB.
-    static func residentKibibytes(_ pid: Int32) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-        }
-        return nil
     }
 }

@@ -17,6 +17,14 @@ public enum TestArchives {
         try run("/usr/bin/env", ["python3", "-m", "zipfile", "-c", archive.path] + entries, in: folder)
     }
 
+    /// `count` zero bytes compressed by gzip -9 (about a thousandth of their size): a
+    /// compression bomb, for bodies that must be bounded after decoding.
+    public static func gzippedZeros(_ count: Int, in folder: URL) throws -> Data {
+        let file = folder.appendingPathComponent("zeros.gz")
+        try run("/bin/sh", ["-c", "head -c \(count) /dev/zero | gzip -9 > \(file.path)"], in: folder)
+        return try Data(contentsOf: file)
+    }
+
     private static func run(_ executable: String, _ arguments: [String], in folder: URL) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)

@@ -110,6 +110,8 @@ public struct TestHTTPResponse: Sendable {
     public var delay: Duration
     public var bodyLimit: Int?
     public var holdAfterLimit: Duration
+    /// The body is sent again and again, chunked, until the client hangs up: a body without end.
+    public var endless = false
 
     public init(status: Int, contentType: String, body: Data, headers: [TestHTTPField] = [],
                 delay: Duration = .zero, bodyLimit: Int? = nil, holdAfterLimit: Duration = .zero) {
@@ -251,6 +253,12 @@ public final class TestHTTPServer: @unchecked Sendable {  // @unchecked: mutable
         if lock.withLock({ stopped }) { return }
         var head = "HTTP/1.1 \(response.status) \(Self.reason(response.status))\r\n"
         for header in response.headers { head += "\(header.name): \(header.value)\r\n" }
+        if response.endless {
+            let chunk = Data("\(String(response.body.count, radix: 16))\r\n".utf8) + response.body + Data("\r\n".utf8)
+            guard sendAll(client, Data((head + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n").utf8)) else { return }
+            while !lock.withLock({ stopped }), sendAll(client, chunk) {}
+            return
+        }
         head += "Content-Length: \(response.body.count)\r\nConnection: close\r\n\r\n"
         sendAll(client, Data(head.utf8) + response.body.prefix(response.bodyLimit ?? response.body.count))
         if response.bodyLimit != nil, response.holdAfterLimit > .zero { _ = waitReadable(client, for: response.holdAfterLimit) }
@@ -295,14 +303,17 @@ public final class TestHTTPServer: @unchecked Sendable {  // @unchecked: mutable
             body: Data(buffer[start..<(start + contentLength)]))
     }
 
-    private func sendAll(_ client: Int32, _ data: Data) {
+    /// False when the client is gone.
+    @discardableResult
+    private func sendAll(_ client: Int32, _ data: Data) -> Bool {
         data.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
                 let sent = send(client, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-                guard sent > 0 else { return }
+                guard sent > 0 else { return false }
                 offset += sent
             }
+            return true
         }
     }
 

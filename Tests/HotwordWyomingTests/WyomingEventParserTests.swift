@@ -85,10 +85,15 @@ import Testing
         #expect(error("{\"data\": {}}\n") == .missingType)
         #expect(error("{\"type\": 7}\n") == .missingType)
         #expect(error("{\"type\": \"x\", \"data\": [1]}\n").map { "\($0)" }?.contains("header's data") == true)
-        #expect(error("{\"type\": \"x\", \"payload_length\": -1}\n") == .invalidLength(field: "payload_length", value: "number(-1.0)"))
-        #expect(error("{\"type\": \"x\", \"data_length\": 1.5}\n") == .invalidLength(field: "data_length", value: "number(1.5)"))
+        #expect(error("{\"type\": \"x\", \"payload_length\": -1}\n") == .invalidLength(field: "payload_length", value: "-1"))
+        #expect(error("{\"type\": \"x\", \"data_length\": 1.5}\n") == .invalidLength(field: "data_length", value: "1.5"))
         #expect(error("{\"type\": \"x\", \"payload_length\": 99999999}\n") == .tooLarge(field: "payload_length", length: 99_999_999, limit: 4 << 20))
         #expect(error("{\"type\": \"x\", \"data_length\": 2}\n[]") == .invalidJSON(part: "data block", reason: "not an object"))
+        // Foundation calls both "not valid JSON"; the error says what is wrong.
+        #expect(error("{\"type\": \"x\", \"data\": {\"a\": 1e400}}\n") == .invalidJSON(part: "header line", reason: "the number 1e400 is out of range"))
+        var invalidUTF8 = WyomingEventParser()
+        invalidUTF8.append(bytes("{\"type\": \"") + [0xFF, 0xFE] + bytes("\"}\n"))
+        #expect(throws: WyomingProtocolError.invalidJSON(part: "header line", reason: "not valid UTF-8 (at byte 10)")) { try invalidUTF8.next() }
     }
 
     @Test func aStreamEndingInsideAnEventIsAPayloadLengthMismatch() throws {
@@ -109,6 +114,34 @@ import Testing
         var parser = WyomingEventParser()
         parser.append(bytes("{\"type\": \"x\", \"data\": {\"a\": " + String(repeating: "[", count: 100_000) + "}}\n"))
         #expect(throws: WyomingProtocolError.self) { try parser.next() }
+    }
+
+    @Test func nestingPastTheDepthLimitIsRefusedBeforeDecoding() throws {
+        func nested(_ depth: Int) -> String { String(repeating: "{\"a\": ", count: depth) + "1" + String(repeating: "}", count: depth) }
+        // The header's own object is one level: data at 63 more is at the limit of 64.
+        #expect(try events(bytes("{\"type\": \"ping\", \"data\": \(nested(63))}\n")).count == 1)
+        #expect(throws: WyomingProtocolError.nestedTooDeep(part: "header line", limit: 64)) {
+            try events(bytes("{\"type\": \"ping\", \"data\": \(nested(64))}\n"))
+        }
+        let block = nested(65)
+        #expect(throws: WyomingProtocolError.nestedTooDeep(part: "data block", limit: 64)) {
+            try events(bytes("{\"type\": \"ping\", \"data_length\": \(block.utf8.count)}\n" + block))
+        }
+        // Brackets inside strings are text, not nesting.
+        #expect(try events(bytes("{\"type\": \"ping\", \"data\": {\"text\": \"\(String(repeating: "[{\\\"", count: 200))\"}}\n")).count == 1)
+    }
+
+    @Test func clientInputInAnErrorIsCutToAFewHundredBytes() {
+        let huge = String(repeating: "A", count: 512 * 1024)
+        var parser = WyomingEventParser()
+        parser.append(bytes("{\"type\": \"x\", \"data_length\": \"\(huge)\"}\n"))
+        do {
+            _ = try parser.next()
+            Issue.record("a string as data_length was accepted")
+        } catch {
+            #expect("\(error)".utf8.count < 400, "\("\(error)".prefix(300))")
+            #expect("\(error)".hasPrefix("data_length \"AAAA"))
+        }
     }
 
     @Test func memoryStaysBoundedOverALongStream() throws {

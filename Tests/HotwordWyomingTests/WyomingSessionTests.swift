@@ -134,7 +134,8 @@ import Testing
         #expect(throws: WyomingSessionError.self) {
             try session.handle(WyomingEvent(type: "audio-chunk", data: ["rate": 16000, "width": 2, "channels": 1], payload: [1, 2, 3]))
         }
-        #expect(throws: WyomingSessionError.self) {
+        // Said as the client wrote it, not as Swift's `string("computer")`.
+        #expect(throws: WyomingSessionError.invalidField(event: "detect", field: "names", value: "\"computer\"")) {
             try session.handle(WyomingEvent(type: "detect", data: ["names": "computer"]))
         }
     }

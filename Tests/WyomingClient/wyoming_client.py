@@ -6,6 +6,8 @@ JSON line: {"type", "data", "at"} ("at": seconds since the first audio was sent)
   wyoming_client.py URI describe
   wyoming_client.py URI detect WAV [--names N…] [--start-ms T] [--chunk-ms 20] [--rate R]
                     [--width W] [--channels C] [--pace 1.0] [--stop-after-ms N]
+  wyoming_client.py URI ping [--nest N]
+      a ping whose data nests N objects deep; prints what comes back until pong or the end.
   wyoming_client.py URI raw TEXT [--keep-open]
       TEXT with Python escapes, e.g. '{"type": 1}\\n'; then half-closes unless --keep-open.
 URI: tcp://HOST:PORT or unix:///PATH (raw: tcp only).
@@ -20,7 +22,7 @@ from importlib.metadata import version
 
 from wyoming.audio import AudioChunk, AudioChunkConverter, AudioStart, AudioStop
 from wyoming.client import AsyncClient, AsyncTcpClient
-from wyoming.event import async_read_event
+from wyoming.event import Event, async_read_event
 from wyoming.info import Describe, Info
 from wyoming.ping import Ping, Pong
 from wyoming.wake import Detect, Detection, NotDetected
@@ -91,6 +93,21 @@ async def detect(client: AsyncClient, args) -> None:
     await asyncio.wait_for(reader, timeout=30)
 
 
+async def ping(client: AsyncClient, nest: int) -> None:
+    data = {"text": "end"}
+    for _ in range(nest):
+        data = {"nested": data}
+    await client.write_event(Event(type=Ping().event().type, data=data))
+    while True:
+        event = await asyncio.wait_for(client.read_event(), timeout=10)
+        if event is None:
+            print(json.dumps({"type": "closed"}), flush=True)
+            return
+        show(event)
+        if Pong.is_type(event.type):
+            return
+
+
 async def raw(host: str, port: int, text: str, keep_open: bool) -> None:
     reader, writer = await asyncio.open_connection(host, port)
     writer.write(text.encode("utf-8").decode("unicode_escape").encode("latin-1"))
@@ -127,6 +144,8 @@ async def main() -> None:
     detecting.add_argument("--channels", type=int)
     detecting.add_argument("--pace", type=float, default=0)
     detecting.add_argument("--stop-after-ms", type=int)
+    pinging = commands.add_parser("ping")
+    pinging.add_argument("--nest", type=int, default=0)
     raw_parser = commands.add_parser("raw")
     raw_parser.add_argument("text")
     raw_parser.add_argument("--keep-open", action="store_true")
@@ -144,6 +163,8 @@ async def main() -> None:
     try:
         if args.command == "describe":
             await describe(client)
+        elif args.command == "ping":
+            await ping(client, args.nest)
         else:
             await detect(client, args)
     finally:

@@ -25,6 +25,19 @@ struct AskCommandTests {
         #expect(request.header("User-Agent")?.hasPrefix("hotword/") == true)
     }
 
+    /// An answer of megabytes was printed whole; escape sequences, bells and NULs reached the terminal.
+    @Test func aHugeAnswerIsCutAndControlCharactersAreRemoved() async throws {
+        let long = try SUSITestServer(fallback: .answer(String(repeating: "la ", count: 1_000_000)))
+        defer { long.shutdown() }
+        let cut = try await HotwordBinary.run(["ask", "sing", "--server", long.baseURL.absoluteString])
+        #expect(cut.status == 0)
+        #expect(cut.stdout.count < 21_000 && cut.stdout.hasSuffix(" … (cut: longer than 20000 characters)\n"), "\(cut.stdout.suffix(80))")
+        let escapes = try SUSITestServer(fallback: .answer("Red \u{1B}[31malert\u{07}\u{00}\u{9B}!"))
+        defer { escapes.shutdown() }
+        let cleaned = try await HotwordBinary.run(["ask", "colour", "--server", escapes.baseURL.absoluteString])
+        #expect(cleaned.stdout == "SUSI: Red [31malert!\n")
+    }
+
     @Test func plannedAnswersAreMarkedWithTheirDelay() async throws {
         let server = try SUSITestServer(fallback: .planned("Stretch!", delayMilliseconds: 120_000))
         defer { server.shutdown() }

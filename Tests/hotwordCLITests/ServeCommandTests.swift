@@ -23,10 +23,12 @@ import Testing
 
     /// `hotword serve` on 127.0.0.1 and a port the system chose, with no configuration file.
     private func serve(_ arguments: [String] = ["--model", "computer", "--model", "jarvis"],
-                       at endpoint: String = "tcp://127.0.0.1:0", config toml: String = "") async throws -> (RunningHotword, String) {
+                       at endpoint: String = "tcp://127.0.0.1:0", config toml: String = "",
+                       environment: [String: String] = [:]) async throws -> (RunningHotword, String) {
         let config = folder.appendingPathComponent("hotword.toml")
         try Data(toml.utf8).write(to: config)
-        let server = try RunningHotword(["serve", "--wyoming", endpoint, "--no-zeroconf", "--config", config.path] + arguments)
+        let server = try RunningHotword(["serve", "--wyoming", endpoint, "--no-zeroconf", "--config", config.path] + arguments,
+                                        environment: environment)
         let listening = "listening on "
         #expect(await server.waitForErrorLine(timeout: .seconds(30)) { $0.contains(listening) }, "\(server.errorLines)")
         let line = try #require(server.errorLines.first { $0.contains(listening) })
@@ -162,12 +164,105 @@ import Testing
         _ = await server.stop()
     }
 
+    /// A `ping` whose data nests 400 objects, sent with the reference library, killed the server
+    /// (SIGSEGV on a connection thread's 1 MiB stack); now it costs that connection.
+    @Test func aDeeplyNestedEventFromTheReferenceClientCostsOnlyItsConnection() async throws {
+        let (server, uri) = try await serve(["--model", "computer"])
+        #expect(types(try await Self.client(uri, ["ping", "--nest", "400"])) == ["error", "closed"])
+        #expect(await server.waitForErrorLine(timeout: .seconds(5)) { $0.contains("nests objects and arrays more than 64 deep") })
+        #expect(types(try await Self.client(uri, ["ping", "--nest", "20"])) == ["pong"])
+        #expect(server.isRunning)
+        _ = await server.stop()
+    }
+
+    /// Out of open files (a limit below what the connections need), accept fails: the server
+    /// pauses and tries again instead of spinning (100 % CPU and a million log lines in 5 s),
+    /// and serves the waiting clients once files are free.
+    @Test func outOfFilesTheServerBacksOffAndServesOnceFilesAreFree() async throws {
+        let (server, uri) = try await serve(["--model", "computer"])
+        let pid = server.processIdentifier
+        let open = Set(try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").compactMap(Int.init))
+        let firstFree = (0...).first { !open.contains($0) }!
+        let limit = try await HotwordBinary.run(["prlimit", "--pid", "\(pid)", "--nofile=\(firstFree):"],
+                                                executable: URL(fileURLWithPath: "/usr/bin/env"))
+        #expect(limit.status == 0, "\(limit.stderr)")
+        let port = try #require(Int(uri.split(separator: ":").last ?? ""))
+        let waiting = try (0..<5).map { _ in try RawConnection(port: port) }
+        let cpuBefore = try Self.cpuSeconds(pid)
+        try await Task.sleep(for: .seconds(2))
+        let cpu = try Self.cpuSeconds(pid) - cpuBefore
+        #expect(cpu < 0.5, "\(cpu) s of CPU in 2 s while out of files")
+        let failures = server.errorLines.filter { $0.contains("accept failed: Too many open files") }
+        #expect(!failures.isEmpty && failures.count < 10, "\(failures.count) lines")
+        _ = try await HotwordBinary.run(["prlimit", "--pid", "\(pid)", "--nofile=1024:"], executable: URL(fileURLWithPath: "/usr/bin/env"))
+        #expect(types(try await Self.client(uri, ["describe"])) == ["info"])
+        #expect(waiting.count == 5 && server.isRunning)
+        _ = await server.stop()
+    }
+
+    /// 99 connections each holding a large header and a 4 MiB payload one byte short took the
+    /// server from 113 to 767 MB; their unfinished events now share 64 MiB, and a good client is served.
+    @Test func connectionsHoldingHugeUnfinishedEventsShareABoundedMemory() async throws {
+        let (server, uri) = try await serve(["--model", "computer"])
+        let port = try #require(Int(uri.split(separator: ":").last ?? ""))
+        let header = "{\"type\": \"audio-chunk\", \"pad\": \"\(String(repeating: "x", count: 512 * 1024))\", "
+            + "\"data\": {\"rate\": 16000, \"width\": 2, \"channels\": 1}, \"payload_length\": \(4 << 20)}\n"
+        let event = Array(header.utf8) + [UInt8](repeating: 0, count: (4 << 20) - 1)
+        do {
+            let holders = try (0..<24).map { _ in try RawConnection(port: port) }
+            for holder in holders { _ = holder.send(event) }
+            #expect(types(try await Self.client(uri, ["describe"])) == ["info"])
+        }
+        let peak = try #require(ProcessStatus.kibibytes("VmHWM", of: server.processIdentifier))
+        #expect(peak < 150 * 1024, "the server's resident memory peaked at \(peak / 1024) MiB")
+        #expect(server.errorLines.contains { $0.contains("over 64 MiB") })
+        // Once they are closed, their memory goes back to the system (it stayed at 480–660 MB).
+        try await Task.sleep(for: .seconds(2))
+        let after = try #require(ProcessStatus.kibibytes("VmRSS", of: server.processIdentifier))
+        #expect(after < peak - 40 * 1024, "resident \(after / 1024) MiB after the connections closed, peak \(peak / 1024) MiB")
+        _ = await server.stop()
+    }
+
+    /// User and system CPU time a process has used, from /proc/PID/stat.
+    private static func cpuSeconds(_ pid: Int32) throws -> Double {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        // The fields after the command's closing parenthesis: state is the 3rd field, utime the 14th.
+        let fields = stat[stat.range(of: ")", options: .backwards)!.upperBound...].split(separator: " ")
+        let ticks = try #require(Double(fields[11])) + (try #require(Double(fields[12])))
+        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    @Test func aConnectionCapTheOpenFilesLimitCannotServeIsAConfigurationError() async throws {
+        let config = folder.appendingPathComponent("many.toml")
+        try Data("[wyoming]\nmax_connections = 5000\n".utf8).write(to: config)
+        let check = try await HotwordBinary.run(["prlimit", "--nofile=1024:1024", HotwordBinary.url.path, "config", "check", config.path],
+                                                executable: URL(fileURLWithPath: "/usr/bin/env"))
+        #expect(check.status == 78 && check.stderr.contains("max_connections") && check.stderr.contains("LimitNOFILE"), "\(check.stderr)")
+        let serve = try await HotwordBinary.run(["prlimit", "--nofile=1024:1024", HotwordBinary.url.path, "serve", "--config", config.path,
+                                                 "--no-zeroconf", "--model", "computer", "--wyoming", "tcp://127.0.0.1:0"],
+                                                executable: URL(fileURLWithPath: "/usr/bin/env"))
+        #expect(serve.status == 78 && serve.stderr.contains("max_connections = 5000 needs 5064 open files"), "\(serve.stderr)")
+    }
+
+    /// As `hotword run`'s listener, the accepting thread pings the service watchdog
+    /// (`WatchdogSec=` in hotword-wyoming.service): a stuck server is restarted.
+    @Test func theServiceWatchdogIsPingedWhileServing() async throws {
+        let socket = try NotifySocket(path: folder.appendingPathComponent("notify").path)
+        defer { socket.close() }
+        let (server, uri) = try await serve(["--model", "computer"],
+                                            environment: ["NOTIFY_SOCKET": socket.address, "WATCHDOG_USEC": "2000000"])
+        #expect(types(try await Self.client(uri, ["describe"])) == ["info"])
+        let pinged = await socket.wait(timeout: .seconds(15)) { $0.filter { $0.fields["WATCHDOG"] == "1" }.count >= 2 }
+        #expect(pinged, "\(socket.messages.map(\.text))")
+        _ = await server.stop()
+    }
+
     @Test func anIdleConnectionIsClosedAndLogged() async throws {
         let (server, uri) = try await serve(["--model", "computer"], config: "[wyoming]\nidle_timeout_s = 1\n")
         let began = ContinuousClock.now
         #expect(types(try await Self.client(uri, ["raw", "", "--keep-open"])) == ["closed"])
         #expect(ContinuousClock.now - began < .seconds(6))
-        #expect(await server.waitForErrorLine(timeout: .seconds(5)) { $0.contains("without data") })
+        #expect(await server.waitForErrorLine(timeout: .seconds(5)) { $0.contains("closed: nothing sent for 1.0 seconds") })
         _ = await server.stop()
     }
 

@@ -3,6 +3,7 @@ import HotwordFolders
 import HotwordCore
 import HotwordModels
 import HotwordTOML
+import HotwordWyoming
 
 /// Where `hotword run` looks for its configuration.
 public enum ConfigurationFiles {
@@ -83,6 +84,11 @@ public enum ConfigurationLoader {
             problems.append(.invalidValue(file: file, line: lines.line(of: ["wake", "keywords", table]),
                                           key: TOMLDocument.dotted(["wake", "keywords", table]), value: "{…}",
                                           expected: "a keyword of the models loaded (\(keywords.map { "\"\($0)\"" }.joined(separator: ", "))); this table is ignored"))
+        }
+        if let line = lines.line(of: ["wyoming", "max_connections"]),
+           let problem = WyomingServerLimits.openFilesProblem(maximumConnections: configuration.wyoming.maximumConnections) {
+            problems.append(.invalidValue(file: file, line: line, key: "wyoming.max_connections", value: "\(configuration.wyoming.maximumConnections)",
+                                          expected: "connections the open files limit can serve: \(problem)"))
         }
         if let cue = configuration.cue.file, let line = lines.line(of: ["cue", "file"]),
            !FileManager.default.isReadableFile(atPath: cue) {

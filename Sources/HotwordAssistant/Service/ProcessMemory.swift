@@ -8,14 +8,14 @@ import CMalloc
 /// process. The assistant's large buffers come and go with every question (the utterance, the
 /// recogniser's work, synthesised speech), and its resident memory crept up by several MiB an
 /// hour in the soak test (docs/soak.md). A fixed threshold keeps them returnable.
-enum ProcessMemory {
+public enum ProcessMemory {
     /// Allocations of this size and more go back to the system when freed.
     static let largeAllocationBytes = 128 * 1024
 
     /// Fixes glibc's threshold at `largeAllocationBytes` for the whole process; false where
     /// the C library is not glibc (nothing to do).
     @discardableResult
-    static func returnLargeAllocationsToTheSystem() -> Bool {
+    public static func returnLargeAllocationsToTheSystem() -> Bool {
         #if canImport(Glibc)
         mallopt(M_MMAP_THRESHOLD, Int32(largeAllocationBytes)) == 1
         #else
@@ -28,7 +28,7 @@ enum ProcessMemory {
     /// per-thread heaps; glibc returns only a heap's free top by itself, so pages freed in the
     /// middle stay resident, and the soak's resident memory crept up about 1.5 MiB an hour.
     /// Called after each conversation, off the audio thread (it takes a few milliseconds).
-    static func releaseFreeMemory() {
+    public static func releaseFreeMemory() {
         #if canImport(Glibc)
         _ = malloc_trim(0)
         #endif

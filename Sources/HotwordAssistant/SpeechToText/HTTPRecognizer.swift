@@ -1,4 +1,5 @@
 import Foundation
+import HotwordJSON
 import HotwordSUSI
 
 /// Where and how to reach an OpenAI-compatible transcription server.
@@ -69,7 +70,13 @@ public struct HTTPRecognizer: SpeechRecognizer {
         let text: String
     }
 
+    /// A transcript reply is one object of strings; deeper JSON could exhaust a task's stack in the decoder.
+    private static let maximumReplyDepth = 16
+
     private static func transcript(in response: HTTPResponse) throws(SpeechToTextError) -> String {
+        if JSONNesting.firstOffset(deeperThan: maximumReplyDepth, in: response.body) != nil {
+            throw .httpReplyInvalid(url: response.url, reason: "JSON nested more than \(maximumReplyDepth) deep", body: response.bodySummary)
+        }
         do {
             return normalizedTranscript(try JSONDecoder().decode(TranscriptionReply.self, from: response.body).text)
         } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import HotwordJSON
 
 /// The model file format, versions 1 and 2 (documented in docs/model-format.md):
 ///
@@ -29,7 +30,7 @@ public enum ModelFile {
 
     public static func decode(_ bytes: [UInt8]) throws(ModelError) -> KeywordModel {
         let (header, weights, fileVersion) = try TensorFile.decode(bytes, magic: magic, versions: 1...version, notThisKind: .notAModel,
-                                                                   as: ModelHeader.self, weightCount: \.weightCount)
+                                                                   as: ModelHeader.self, weightCount: \.weightCount, tensors: \.tensors)
         guard (header.companion != nil) == (fileVersion == 2) else {
             throw .malformedHeader("a version \(fileVersion) file \(fileVersion == 2 ? "without" : "with") a companion network (version 2 is exactly the models with one)")
         }
@@ -47,6 +48,8 @@ public enum ModelFile {
 /// JSON header, float32 weights, CRC-32. Checks everything about the bytes but the header's meaning.
 enum TensorFile {
     static let prefixLength = 12
+    /// How deep a header's JSON may nest; a model's goes 5 deep. The decoder recurses per level.
+    static let maximumHeaderDepth = 32
 
     static func encode(magic: [UInt8], version: UInt32, header: some Encodable, weights: [Float]) throws(ModelError) -> [UInt8] {
         let encoder = JSONEncoder()
@@ -70,7 +73,7 @@ enum TensorFile {
 
     static func decode<Header: Decodable>(
         _ bytes: [UInt8], magic: [UInt8], versions supported: ClosedRange<UInt32>, notThisKind: ModelError,
-        as: Header.Type, weightCount: (Header) -> Int
+        as: Header.Type, weightCount: (Header) -> Int, tensors: (Header) -> [TensorRef]
     ) throws(ModelError) -> (Header, [Float], version: UInt32) {
         guard bytes.count >= magic.count, Array(bytes[0..<magic.count]) == magic else {
             throw bytes.count < magic.count ? .truncated(expectedBytes: prefixLength, actualBytes: bytes.count) : notThisKind
@@ -85,12 +88,17 @@ enum TensorFile {
         }
         let checksumMatches = CRC32.checksum(bytes[0..<(bytes.count - 4)]) == readUInt32(bytes, at: bytes.count - 4)
 
+        let headerBytes = bytes[prefixLength..<(prefixLength + headerLength)]
+        if JSONNesting.firstOffset(deeperThan: maximumHeaderDepth, in: headerBytes) != nil {
+            if !checksumMatches { throw checksumError(bytes) }
+            throw .malformedHeader("the JSON nests more than \(maximumHeaderDepth) levels deep")
+        }
         let header: Header
         do {
-            header = try JSONDecoder().decode(Header.self, from: Data(bytes[prefixLength..<(prefixLength + headerLength)]))
+            header = try JSONDecoder().decode(Header.self, from: Data(headerBytes))
         } catch {
             if !checksumMatches { throw checksumError(bytes) }
-            throw .malformedHeader(describe(error))
+            throw .malformedHeader(describe(error, in: headerBytes))
         }
         let count = weightCount(header)
         guard count >= 0 else { throw .malformedHeader("weightCount \(count) is negative") }
@@ -101,7 +109,22 @@ enum TensorFile {
         if bytes.count < expectedLength { throw .truncated(expectedBytes: expectedLength, actualBytes: bytes.count) }
         if bytes.count > expectedLength { throw .trailingBytes(expectedBytes: expectedLength, actualBytes: bytes.count) }
         guard checksumMatches else { throw checksumError(bytes) }
+        try checkTensorsFit(tensors(header), in: count)
         return (header, (0..<count).map { Float(bitPattern: readUInt32(bytes, at: weightsStart + 4 * $0)) }, version)
+    }
+
+    /// Each stored weight belongs to one tensor, so together the tensors hold at most `weightCount`
+    /// floats. Checked before any is copied: overlapping tensors would otherwise copy the same
+    /// weights again and again (10,000 layers of a 1.85 MB file asked for 2 GB).
+    private static func checkTensorsFit(_ tensors: [TensorRef], in weightCount: Int) throws(ModelError) {
+        var total = 0
+        for tensor in tensors {
+            guard tensor.count >= 0 else { throw .malformedHeader("a tensor of \(tensor.count) weights") }
+            total += min(tensor.count, weightCount + 1)  // cannot overflow: stops below at the first excess
+            guard total <= weightCount else {
+                throw .malformedHeader("the \(tensors.count) tensors refer to more than the \(weightCount) stored weights; tensors must not overlap")
+            }
+        }
     }
 
     private static func checksumError(_ bytes: [UInt8]) -> ModelError {
@@ -118,14 +141,14 @@ enum TensorFile {
         bytes.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
     }
 
-    private static func describe(_ error: any Error) -> String {
+    private static func describe(_ error: any Error, in json: ArraySlice<UInt8>) -> String {
         switch error as? DecodingError {
         case .keyNotFound(let key, let context)?:
             "missing key '\(path(context.codingPath + [key]))'"
         case .typeMismatch(let type, let context)?, .valueNotFound(let type, let context)?:
             "'\(path(context.codingPath))' should be \(type)"
         case .dataCorrupted(let context)?:
-            context.codingPath.isEmpty ? "not valid JSON" : "'\(path(context.codingPath))': \(context.debugDescription)"
+            context.codingPath.isEmpty ? JSONDecodingFailure.reason(error, in: json) : "'\(path(context.codingPath))': \(context.debugDescription)"
         default:
             "\(error)"
         }
@@ -133,6 +156,14 @@ enum TensorFile {
 
     private static func path(_ keys: [any CodingKey]) -> String {
         keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: ["."])
+    }
+}
+
+extension ModelHeader {
+    /// Every tensor the header refers to: its layers', its embedding's, its companion's.
+    var tensors: [TensorRef] {
+        LayerHeader.tensors(of: layers) + (embedding?.tensors ?? [])
+            + (companion.map { LayerHeader.tensors(of: $0.layers) + ($0.embedding?.tensors ?? []) } ?? [])
     }
 }
 
@@ -258,6 +289,10 @@ extension LayerHeader {
                       tensors: ["inputWeights": tensor(l.inputWeights), "recurrentWeights": tensor(l.recurrentWeights),
                                 "inputBias": tensor(l.inputBias), "recurrentBias": tensor(l.recurrentBias)])
         }
+    }
+
+    static func tensors(of headers: [LayerHeader]) -> [TensorRef] {
+        headers.flatMap { $0.tensors.values }
     }
 
     static func layers(_ headers: [LayerHeader], weights: [Float]) throws(ModelError) -> [Layer] {

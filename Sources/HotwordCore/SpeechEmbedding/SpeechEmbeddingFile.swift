@@ -18,7 +18,7 @@ public enum SpeechEmbeddingFile {
     public static func decode(_ bytes: [UInt8]) throws(ModelError) -> SpeechEmbedding {
         let (header, weights, _) = try TensorFile.decode(
             bytes, magic: magic, versions: version...version, notThisKind: .notASpeechEmbedding,
-            as: SpeechEmbeddingHeader.self, weightCount: \.weightCount)
+            as: SpeechEmbeddingHeader.self, weightCount: \.weightCount, tensors: \.tensors)
         let embedding = try header.embedding(weights: weights)
         try embedding.validate()
         return embedding
@@ -36,6 +36,9 @@ struct SpeechEmbeddingHeader: Codable {
     var provenance: [String: String]
     /// Set in a file of its own; in a keyword model the model's count covers these weights too.
     var weightCount: Int
+
+    /// Every tensor its layers refer to.
+    var tensors: [TensorRef] { layers.flatMap { $0.tensors.map { Array($0.values) } ?? [] } }
 
     struct LayerHeader: Codable {
         enum Kind: String, Codable { case conv2d, maxPool }

@@ -3,13 +3,15 @@ import Logging
 import Synchronization
 
 /// Collects every log line (message and metadata, at trace level) of the loggers it makes.
-final class LogCapture: Sendable {
+public final class LogCapture: Sendable {
     private let collected = Mutex<[String]>([])
 
-    var lines: [String] { collected.withLock { $0 } }
+    public var lines: [String] { collected.withLock { $0 } }
+
+    public init() {}
 
     /// A logger writing into this capture.
-    func logger(_ label: String = "hotword.test") -> Logger {
+    public func logger(_ label: String = "hotword.test") -> Logger {
         Logger(label: label) { _ in Handler(capture: self) }
     }
 
