@@ -161,7 +161,7 @@ struct EvalCommand: ParsableCommand {
     @Flag(help: "List the keyword clips the model missed at the default sensitivity.")
     var listMisses = false
 
-    @Option(name: .customLong("lead"), help: ArgumentHelp("Also hear every keyword clip as the start of a stream of its own, its speech SECONDS in (0: from the first sample; the clip's audio before that cut off, or silence put before it), in the same noise, and report the share missed at the default sensitivity by the network alone (repeatable: --lead 0 --lead 2).", valueName: "SECONDS"))
+    @Option(name: .customLong("lead"), help: ArgumentHelp("Also hear every keyword clip as the start of a stream of its own, SECONDS of silence before it (0: the clip from its first sample, as `hotword detect clip.wav` hears it), in the same noise from the first sample, and report the share missed at the default sensitivity by the network alone (repeatable: --lead 0 --lead 2).", valueName: "SECONDS"))
     var leads: [Double] = []
 
     @OptionGroup var phraseCheck: PhraseCheckOptions
@@ -248,7 +248,7 @@ struct EvalCommand: ParsableCommand {
                 print("worst source: \(worst.source), \(format(worst.perHour, 2)) false alarms/h")
             }
             for start in starts {
-                print("missed as the start of a stream, speech \(format(start.lead, 2)) s in: \(format(share(start) * 100, 1)) % (\(start.missed.count) of \(start.streams), the network alone at the default sensitivity)")
+                print("missed as the start of a stream, the clip \(format(start.lead, 2)) s in: \(format(share(start) * 100, 1)) % (\(start.missed.count) of \(start.streams), the network alone at the default sensitivity)")
             }
         }
         if let tuned {

@@ -3,12 +3,12 @@ import HotwordCore
 
 /// Keyword clips heard each as the very start of a stream: a new user's `hotword record` then
 /// `hotword detect`, a Wyoming client's `audio-start` right before the word, `hotword run` just
-/// started. Each clip begins `lead` seconds before its speech (its own audio before that cut
-/// off, or digital silence put before it), ends with a second of silence, has its speech at the
-/// evaluation's speech level and the noise at its SNR over all of it from the first sample, and
-/// is heard by a detector that has heard nothing before it.
+/// started. Each clip, as it was recorded, starts `lead` seconds into its stream (silence before
+/// it: 0 is the clip alone, as `hotword detect clip.wav` hears it), ends with a second of silence,
+/// has its speech at the evaluation's speech level and the noise at its SNR over all of it from
+/// the first sample, and is heard by a detector that has heard nothing before it.
 public struct StreamStarts: Sendable {
-    /// Seconds from the start of each stream to the start of the keyword's speech.
+    /// Seconds from the start of each stream to the start of its clip.
     public let lead: Double
     public let streams: [[Float]]
     /// The clip each stream was made from.
@@ -21,13 +21,9 @@ public struct StreamStarts: Sendable {
     public init(positives: [[Float]], names: [String], lead: Double, noise: [[Float]], snr: Float?, seed: UInt64, passes: Int = 1,
                 sampleRate: Int = AudioFormat.sampleRate) {
         precondition(lead >= 0, "lead must be ≥ 0")
-        let leadSamples = Int(lead * Double(sampleRate)), tail = [Float](repeating: 0, count: Int(Self.tailSeconds * Double(sampleRate)))
-        let bases = positives.map { clip -> [Float] in
-            let levelled = EvaluationStream.levelled(clip)
-            let speechStart = SpeechBounds.find(in: levelled)?.start ?? 0
-            let cut = max(0, speechStart - leadSamples)
-            return [Float](repeating: 0, count: max(0, leadSamples - speechStart)) + levelled[cut...] + tail
-        }
+        let silence = [Float](repeating: 0, count: Int(lead * Double(sampleRate)))
+        let tail = [Float](repeating: 0, count: Int(Self.tailSeconds * Double(sampleRate)))
+        let bases = positives.map { silence + EvaluationStream.levelled($0) + tail }
         let unitNoise = noise.map(EvaluationStream.atUnitLevel)
         var rng = SeededRandom(seed: seed)
         var streams: [[Float]] = []
