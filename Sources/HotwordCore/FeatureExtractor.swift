@@ -141,12 +141,13 @@ public final class FeatureExtractor {
         }
     }
 
-    /// Forgets the stream: history, running mean and frame count start afresh.
-    public func reset() {
+    /// Forgets the stream: history, running mean and frame count start afresh; the next stream
+    /// hears the lead-in unless `leadIn` is false.
+    public func reset(leadIn: Bool = true) {
         historyCount = 0
         nextFrameStart = 0
         framesProduced = 0
-        leadInDelivered = false
+        leadInDelivered = !leadIn
         runningMean.update(repeating: 0, count: FloatVector.paddedCount(spectralCount))
         smoothedEnergyStarted = false
         embeddingStream?.reset()

@@ -64,6 +64,20 @@ import Testing
         detector.reset()
         _ = detector.process([Float](repeating: 0, count: 1_600))
         #expect(times.filter { $0 < firstFrameEnd }.count == leadIn.count, "a reset starts a stream: the lead-in again")
+        times.removeAll()
+        detector.reset(leadIn: false)
+        _ = detector.process([Float](repeating: 0, count: 1_600))
+        #expect(!times.isEmpty && times.allSatisfy { $0 >= firstFrameEnd }, "without the lead-in, only the stream's own scores")
+    }
+
+    /// Without the lead-in a restart is free and deaf, as a stream once started: nothing is
+    /// heard before the network has heard its receptive field.
+    @Test func aResetWithoutTheLeadInIgnoresTheFirstReceptiveField() throws {
+        let detector = try Detector(models: [longMemoryToneModel()])
+        detector.reset(leadIn: false)
+        #expect(detector.process(ToneModels.signal(seconds: 1.5, tones: [(0.1, 1_000)])).isEmpty)
+        detector.reset(leadIn: false)
+        #expect(detector.process(ToneModels.signal(seconds: 3.5, tones: [(2, 1_000)])).count == 1)
     }
 
     @Test func replayingScoresGivesTheLiveDetectorsDetectionsAtEveryThreshold() throws {

@@ -124,9 +124,11 @@ public final class Detector {
         return found
     }
 
-    /// Forgets all audio, as if the stream started again.
-    public func reset() {
-        for group in groups { group.reset() }
+    /// Forgets all audio, as if the stream started again. Without the `leadIn` the networks
+    /// start from their zero state and ignore their outputs until they have heard a receptive
+    /// field: a restart that costs nothing, for a listener that has fallen behind.
+    public func reset(leadIn: Bool = true) {
+        for group in groups { group.reset(leadIn: leadIn) }
         for scorer in scorers { scorer.reset() }
         samplesProcessed = 0
     }
@@ -139,6 +141,8 @@ private final class FrontendGroup {
     let networks: [NetworkRunner]
     /// Samples of lead-in before the stream's first: times count from the sample after them.
     let leadInSamples: Int
+    /// This stream's: `leadInSamples`, or 0 after a reset without the lead-in.
+    var streamLeadIn: Int
     var framesEmitted = 0
 
     /// `config` must be valid.
@@ -148,12 +152,13 @@ private final class FrontendGroup {
         extractor = try! FeatureExtractor(config: config, leadInFrames: leadInSamples / config.frameShift)
         self.networks = networks
         self.leadInSamples = leadInSamples
+        streamLeadIn = leadInSamples
     }
 
     func process(_ samples: UnsafeBufferPointer<Float>, onScore: ((ScoreEvent) -> Void)?, onDetection: (Detection) -> Void) {
         extractor.process(samples) { frame in
             // Frame t covers samples [t·shift, t·shift + length) of lead-in and stream: it is heard at its end.
-            let end = framesEmitted * config.outputFrameShift + config.outputFrameLength - leadInSamples
+            let end = framesEmitted * config.outputFrameShift + config.outputFrameLength - streamLeadIn
             let time = Double(end) / Double(config.sampleRate)
             framesEmitted += 1
             for runner in networks {
@@ -162,8 +167,9 @@ private final class FrontendGroup {
         }
     }
 
-    func reset() {
-        extractor.reset()
+    func reset(leadIn: Bool) {
+        extractor.reset(leadIn: leadIn)
+        streamLeadIn = leadIn ? leadInSamples : 0
         framesEmitted = 0
         for runner in networks { runner.network.reset() }
     }

@@ -249,7 +249,9 @@ public final class Hearing {
     private func primeDetector(from origin: UInt64, to end: UInt64, _ emit: (HearingEvent) -> Void) {
         let wanted = min(UInt64(priming.count), end - min(origin, end))
         let primed = audio.readLast(Int(wanted), endingAt: end, into: priming)
-        detector.reset()
+        // A whole warm-up of real audio is the best lead-in there is; a shorter one gets the
+        // detector's own before it.
+        detector.reset(leadIn: primed.count < warmUp)
         detectorOrigin = primed.start
         raiseThresholds(false, emit)
         _ = detector.process(UnsafeBufferPointer(rebasing: priming[..<primed.count]))
@@ -440,7 +442,8 @@ public final class Hearing {
             at += UInt64(record(UnsafeBufferPointer(rebasing: silence[..<count]), at: at, emit))
         }
         if !recorder.isRecording {
-            detector.reset()
+            // Without the lead-in: a listener that fell behind must not be given more to do.
+            detector.reset(leadIn: false)
             detectorOrigin = position
         }
     }
