@@ -78,6 +78,12 @@ struct TrainCommand: ParsableCommand {
     @Flag(help: "Keep telephone lines (3.4–4 kHz band limits) off the keyword windows of --channels-augmented and --played-channels-augmented: they take a codec's band instead, and only negatives are heard down a line (a wake word reaches the microphone; a call on speaker or a telephone prompt never means it).")
     var noTelephoneKeywords = false
 
+    @Option(help: ArgumentHelp("Signal-to-noise ratios (dB, over the speech) the background noise is mixed in at, drawn per example from MIN:MAX; the validation pool takes the middle half. Write a negative MIN as --snr-range=-5:15.", valueName: "MIN:MAX"))
+    var snrRange = "0:20"
+
+    @Option(help: ArgumentHelp("Share of keyword windows heard as the start of a stream: the audio more than 0–0.3 s before the word is gone, and the detector's lead-in stands in for it (a word said as a stream starts).", valueName: "SHARE"))
+    var streamStartShare: Float = 0
+
     @Option(help: "Windows of noise or music alone (the --noise recordings and generated music) per example pool, as negatives.")
     var noiseWindows = 0
 
@@ -101,6 +107,13 @@ struct TrainCommand: ParsableCommand {
 
     @Option(name: .customLong("out"), help: ArgumentHelp("Where to write the model (.hwks).", valueName: "MODEL"))
     var output: String
+
+    func validate() throws {
+        _ = try Self.decibelRange(snrRange)
+        guard (0...1).contains(streamStartShare) else {
+            throw ValidationError("--stream-start-share \(streamStartShare): expected a share from 0 to 1")
+        }
+    }
 
     func run() throws {
         let negatives = fetched.folders(negatives, for: "--negatives", roles: CorpusRole.negatives)
@@ -130,6 +143,8 @@ struct TrainCommand: ParsableCommand {
         options.positiveVariants = positiveVariants
         options.balancePositiveFolders = balancePositives
         options.augmentation.speedPerturbsNegativeAudio = speedNegatives
+        options.augmentation.snrRange = try Self.decibelRange(snrRange)
+        options.augmentation.streamStartShare = streamStartShare
         options.negativeWindows = negativeWindows
         options.noiseAloneWindows = noiseWindows
         options.augmentation.channelProbability = channelsAugmented
@@ -207,4 +222,15 @@ var invokedCommandLine: String {
 func shellQuoted(_ argument: String) -> String {
     let safe = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%")
     return argument.unicodeScalars.allSatisfy(safe.contains) && !argument.isEmpty ? argument : "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
+}
+
+extension TrainCommand {
+    /// "MIN:MAX" in dB, −30 ≤ MIN ≤ MAX ≤ 60.
+    static func decibelRange(_ text: String) throws -> ClosedRange<Float> {
+        let bounds = text.split(separator: ":", omittingEmptySubsequences: false).map { Float($0) }
+        guard bounds.count == 2, let low = bounds[0], let high = bounds[1], -30 <= low, low <= high, high <= 60 else {
+            throw ValidationError("--snr-range '\(text)': expected MIN:MAX in dB, −30 ≤ MIN ≤ MAX ≤ 60 (e.g. 0:20, or --snr-range=-5:15)")
+        }
+        return low...high
+    }
 }

@@ -51,13 +51,30 @@ import Testing
         #expect(model.multiplyAddsPerSecond == 50 * Double(perOutput))
     }
 
-    @Test func sensitivityInterpolatesBetweenTunedPoints() {
+    @Test func sensitivityInterpolatesBetweenTunedPointsInLogOdds() {
         let map = SensitivityMap(points: [.init(sensitivity: 0, threshold: 0.9), .init(sensitivity: 0.5, threshold: 0.6),
                                           .init(sensitivity: 1, threshold: 0.2)])
+        func logit(_ p: Float) -> Float { log(p / (1 - p)) }
         #expect(map.threshold(forSensitivity: 0) == 0.9)
-        #expect(abs(map.threshold(forSensitivity: 0.25) - 0.75) < 1e-6)
+        #expect(abs(logit(map.threshold(forSensitivity: 0.25)) - (logit(0.9) + logit(0.6)) / 2) < 1e-4)
         #expect(map.threshold(forSensitivity: 0.5) == 0.6)
-        #expect(abs(map.threshold(forSensitivity: 0.75) - 0.4) < 1e-6)
+        #expect(abs(logit(map.threshold(forSensitivity: 0.75)) - (logit(0.6) + logit(0.2)) / 2) < 1e-4)
         #expect(map.threshold(forSensitivity: 2) == 0.2, "clamped to [0, 1]")
+        for sensitivity: Float in [0, 0.1, 0.25, 0.5, 0.55, 0.9, 1] {
+            #expect(abs(map.sensitivity(forThreshold: map.threshold(forSensitivity: sensitivity)) - sensitivity) < 1e-4)
+        }
+    }
+
+    /// A tuned map's anchors sit near 1 (computer's: 0.9997, 0.9975, 0.8622): each 0.05 of
+    /// sensitivity must move the logit by the same amount, not by 1.9 first and 0.6 after.
+    @Test func equalSensitivityStepsAreEqualStepsOfTheNetworksLogit() {
+        let map = SensitivityMap(points: [.init(sensitivity: 0, threshold: 0.9997), .init(sensitivity: 0.5, threshold: 0.9975),
+                                          .init(sensitivity: 1, threshold: 0.8622)])
+        func logit(_ p: Float) -> Double { log(Double(p) / (1 - Double(p))) }
+        let steps = stride(from: Float(0.5), to: 1, by: 0.05).map {
+            logit(map.threshold(forSensitivity: $0)) - logit(map.threshold(forSensitivity: $0 + 0.05))
+        }
+        for step in steps { #expect(abs(step - steps[0]) < 0.01, "\(steps)") }
+        #expect(steps[0] < 0.5, "\(steps)")
     }
 }

@@ -101,6 +101,37 @@ import Testing
         #expect(distance(cold) > 2 * distance(warm), "cold \(distance(cold)), warm \(distance(warm))")
     }
 
+    /// A keyword window heard as a stream's start holds what the detector computes there: the
+    /// lead-in's copies of the first frame up to a point at most 0.3 s before the word, then the
+    /// audio from there as any window has it.
+    @Test func aStreamStartWindowIsTheLeadInThenTheWord() throws {
+        var settings = AugmentationSettings.none
+        settings.streamStartShare = 1
+        let augmenter = try Augmenter(settings: settings, sources: AugmentationSources(noise: [], roomResponses: []), frontend: frontend, frames: frames)
+        let clip = try recording("computer/04685ec1-bfbf-4c53-a852-60274a74d80e.flac")
+        let bounds = try #require(SpeechBounds.find(in: clip))
+        try #require(bounds.start >= 1_600 && bounds.end - bounds.start < 12_000, "a word shorter than the window: \(bounds)")
+        let width = frontend.featureCount
+        let frame = { (values: [Float], t: Int) in Array(values[(t * width)..<((t + 1) * width)]) }
+        let copies = { (values: [Float]) in (0..<values.count / width).prefix { frame(values, $0) == frame(values, 0) }.count }
+
+        var rng = SeededRandom(seed: 5)
+        let window = try #require(augmenter.window(from: clip, alignment: .speechEnd, isKeyword: true, using: &rng))
+        #expect(window.count == frames * width)
+        // The window ends at the word's end; the cut lies 0–0.3 s (0–30 frames) before its start.
+        let wordFrames = (bounds.end - bounds.start) / frontend.frameShift
+        let leadIn = copies(window)
+        #expect(leadIn >= frames - wordFrames - 32 && leadIn <= frames - wordFrames + 2, "lead-in \(leadIn) frames, word \(wordFrames)")
+
+        // After the lead-in, the audio's own frames (log-mel features have no memory).
+        let audio = Array(clip[(bounds.start - 1_600)..<bounds.end])
+        let started = augmenter.streamStartFeatures(of: audio, using: &rng)
+        let own = augmenter.features(of: audio, using: &rng)
+        let ownFrames = own.count / width
+        #expect(copies(started) >= frames - ownFrames)
+        for t in 1..<ownFrames { #expect(frame(started, frames - ownFrames + t) == frame(own, t), "frame \(t)") }
+    }
+
     /// Speech before the clip ends a pause before the clip's speech, at its level ± 6 dB, and
     /// leaves the clip alone.
     @Test func precedingSpeechEndsAPauseBeforeTheClip() throws {

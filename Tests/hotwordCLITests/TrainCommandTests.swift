@@ -23,4 +23,15 @@ import Testing
         #expect(result.stderr.contains("--epochs-per-pool 0 is invalid: expected at least 1"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: model.path))
     }
+
+    @Test(arguments: ["10:5", "5", "-40:0", "a:b"])
+    func aBadSNRRangeIsRefusedByNameBeforeAnyAudioIsRead(range: String) async throws {
+        let model = folder.appendingPathComponent("m.hwks")
+        let result = try await HotwordBinary.run(["train", "--keyword", "beep", "--positives", folder.appendingPathComponent("keyword").path,
+                                                  "--negatives", folder.appendingPathComponent("other").path,
+                                                  "--snr-range=\(range)", "--out", model.path])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--snr-range '\(range)': expected MIN:MAX in dB"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: model.path))
+    }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A trained keyword spotter: which words it hears, the features it was trained on, its
 /// network, how its scores become detections, and how it was made.
 ///
@@ -171,9 +173,12 @@ public struct PhraseCheckDefaults: Sendable, Hashable, Codable {
     }
 }
 
-/// Sensitivity in [0, 1] → score threshold, by linear interpolation between tuned points.
+/// Sensitivity in [0, 1] → score threshold, interpolated between tuned points in log-odds.
 /// Higher sensitivity means a lower threshold (more detections); the point at 0.5 is the
-/// threshold `hotword tune` chose for the model's target false-alarm rate.
+/// threshold `hotword tune` chose. Scores are sigmoids and the tuned thresholds sit near 1, where
+/// equal steps in probability are very unequal steps in the logit the network computes: linear
+/// in probability, 0.5 → 0.55 moved computer's logit 1.9 and the next 0.05 only 0.6
+/// (docs/training.md, "A sensitivity map in log-odds").
 public struct SensitivityMap: Sendable, Hashable, Codable {
     public struct Point: Sendable, Hashable, Codable {
         public var sensitivity: Float
@@ -201,11 +206,34 @@ public struct SensitivityMap: Sendable, Hashable, Codable {
         if s <= first.sensitivity { return first.threshold }
         for (a, b) in zip(points, points.dropFirst()) where s <= b.sensitivity {
             if s == b.sensitivity { return b.threshold }
-            let t = (s - a.sensitivity) / (b.sensitivity - a.sensitivity)
-            return a.threshold + t * (b.threshold - a.threshold)
+            let t = Double((s - a.sensitivity) / (b.sensitivity - a.sensitivity))
+            let (from, to) = (Self.logit(a.threshold), Self.logit(b.threshold))
+            return Self.sigmoid(from + t * (to - from))
         }
         return points[points.count - 1].threshold
     }
+
+    /// The sensitivity that maps to `threshold` (the inverse of `threshold(forSensitivity:)`),
+    /// clamped to [0, 1].
+    public func sensitivity(forThreshold threshold: Float) -> Float {
+        guard let first = points.first, let last = points.last else { return 0.5 }
+        if threshold >= first.threshold { return first.sensitivity }
+        if threshold <= last.threshold { return last.sensitivity }
+        for (a, b) in zip(points, points.dropFirst()) where threshold <= a.threshold && threshold >= b.threshold {
+            guard a.threshold != b.threshold else { return a.sensitivity }
+            let t = (Self.logit(a.threshold) - Self.logit(threshold)) / (Self.logit(a.threshold) - Self.logit(b.threshold))
+            return a.sensitivity + Float(t) * (b.sensitivity - a.sensitivity)
+        }
+        return last.sensitivity
+    }
+
+    /// Thresholds of exactly 0 or 1 are kept a hair inside, where the log-odds are finite.
+    private static func logit(_ probability: Float) -> Double {
+        let p = min(max(Double(probability), 1e-9), 1 - 1e-9)
+        return log(p / (1 - p))
+    }
+
+    private static func sigmoid(_ logit: Double) -> Float { Float(1 / (1 + exp(-logit))) }
 }
 
 /// How a model was made, so that it can be made again: stored in the file, shown in its card.

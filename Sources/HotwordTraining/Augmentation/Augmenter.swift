@@ -39,6 +39,11 @@ public struct AugmentationSettings: Sendable, Hashable {
     /// daemon hears "…turn it off. Computer" too, and those features depend on what came first.
     public var precedingSpeechProbability: Float = 0.5
     public var precedingPause: ClosedRange<Float> = 0.3...1.5
+    /// The share of keyword windows heard as the start of a stream: the audio before a point
+    /// `streamStartContext` seconds ahead of the word is gone, and the detector's lead-in (copies
+    /// of the stream's first frame) stands in for it (docs/training.md, "The start of a stream").
+    public var streamStartShare: Float = 0
+    public var streamStartContext: ClosedRange<Float> = 0...0.3
     /// SpecAugment: probability, longest time mask (frames), widest frequency mask (bands).
     public var specAugmentProbability: Float = 0.5
     public var maximumTimeMask = 10
@@ -91,12 +96,19 @@ final class Augmenter {
     /// window as warmed up as in a running stream (0 for frame-by-frame features).
     let contextFrames: Int
     private let extractor: FeatureExtractor
+    /// The detector's front end at the start of a stream (a lead-in longer than a played
+    /// window), made only for settings with stream starts.
+    private let streamStartExtractor: FeatureExtractor?
     private let convolver = FFTConvolver()
 
     /// Samples in a window of `frames` feature frames.
     var windowSamples: Int { (frames - 1) * frontend.outputFrameShift + frontend.outputFrameLength }
     /// Samples played for a window: its context, then the window.
-    var playedSamples: Int { contextFrames * frontend.outputFrameShift + windowSamples }
+    var playedSamples: Int { Self.playedSamples(contextFrames: contextFrames, frames: frames, frontend: frontend) }
+
+    private static func playedSamples(contextFrames: Int, frames: Int, frontend: FrontendConfig) -> Int {
+        (contextFrames + frames - 1) * frontend.outputFrameShift + frontend.outputFrameLength
+    }
 
     init(settings: AugmentationSettings, sources: AugmentationSources, frontend: FrontendConfig, frames: Int) throws {
         self.settings = settings
@@ -105,6 +117,9 @@ final class Augmenter {
         self.frames = frames
         contextFrames = Int((frontend.memorySeconds * Double(frontend.sampleRate) / Double(frontend.outputFrameShift)).rounded())
         extractor = try FeatureExtractor(config: frontend)
+        let played = Self.playedSamples(contextFrames: contextFrames, frames: frames, frontend: frontend)
+        streamStartExtractor = settings.streamStartShare > 0
+            ? try FeatureExtractor(config: frontend, leadInFrames: played / frontend.frameShift + 1) : nil
     }
 
     enum Alignment {
@@ -134,10 +149,16 @@ final class Augmenter {
         let played = playedWindow(of: clip, endingAt: end, speed: speed, speech: bounds)
         var window = played.samples
         let speech = played.speech.isEmpty ? 0..<playedSamples : played.speech
-        if contextFrames > 0, !precedingSpeech.isEmpty, Float.random(in: 0..<1, using: &rng) < settings.precedingSpeechProbability {
+        // Drawn only when asked for, so that recipes without it stay reproducible.
+        let startsTheStream = isKeyword && settings.streamStartShare > 0 && Float.random(in: 0..<1, using: &rng) < settings.streamStartShare
+        if !startsTheStream, contextFrames > 0, !precedingSpeech.isEmpty, Float.random(in: 0..<1, using: &rng) < settings.precedingSpeechProbability {
             addPrecedingSpeech(from: precedingSpeech, to: &window, before: speech, using: &rng)
         }
         augment(&window, speech: speech, isKeyword: isKeyword, using: &rng)
+        if startsTheStream {
+            let context = Int(Float.random(in: settings.streamStartContext, using: &rng) * Float(frontend.sampleRate))
+            return streamStartFeatures(of: Array(window[max(0, speech.lowerBound - context)...]), using: &rng)
+        }
         return features(of: window, droppingFrames: contextFrames, using: &rng)
     }
 
@@ -251,8 +272,21 @@ final class Augmenter {
     /// (context), with SpecAugment masks.
     func features(of audio: [Float], droppingFrames dropped: Int = 0, using rng: inout SeededRandom) -> [Float] {
         extractor.reset()
+        return specAugmented(Array(extractor.frames(of: audio).values.dropFirst(dropped * frontend.featureCount)), using: &rng)
+    }
+
+    /// The last `frames` feature frames of a stream that starts with `audio`, as the detector
+    /// computes them: its lead-in, then the audio.
+    func streamStartFeatures(of audio: [Float], using rng: inout SeededRandom) -> [Float] {
+        guard let streamStartExtractor else { preconditionFailure("stream starts asked for with streamStartShare 0") }
+        streamStartExtractor.reset()
+        return specAugmented(Array(streamStartExtractor.frames(of: audio).values.suffix(frames * frontend.featureCount)), using: &rng)
+    }
+
+    /// `values` (`[frames][features]`) with SpecAugment's masks, as often as the settings ask.
+    private func specAugmented(_ features: [Float], using rng: inout SeededRandom) -> [Float] {
+        var values = features
         let width = frontend.featureCount
-        var values = Array(extractor.frames(of: audio).values.dropFirst(dropped * width))
         let count = values.count / width
         // SpecAugment masks bands and frames of a spectrogram; an embedding's values are neither.
         if count > 0, frontend.embedding == nil, Float.random(in: 0..<1, using: &rng) < settings.specAugmentProbability {

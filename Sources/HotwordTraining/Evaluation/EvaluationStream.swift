@@ -320,21 +320,6 @@ public enum Evaluation {
     }
 }
 
-extension SensitivityMap {
-    /// The sensitivity that maps to `threshold` (inverse of `threshold(forSensitivity:)`),
-    /// clamped to [0, 1].
-    public func sensitivity(forThreshold threshold: Float) -> Float {
-        guard let first = points.first, let last = points.last else { return 0.5 }
-        if threshold >= first.threshold { return first.sensitivity }
-        if threshold <= last.threshold { return last.sensitivity }
-        for (a, b) in zip(points, points.dropFirst()) where threshold <= a.threshold && threshold >= b.threshold {
-            guard a.threshold != b.threshold else { return a.sensitivity }
-            return a.sensitivity + (a.threshold - threshold) / (a.threshold - b.threshold) * (b.sensitivity - a.sensitivity)
-        }
-        return last.sensitivity
-    }
-}
-
 /// False alarms heard in one source's audio.
 public struct SourceFalseAlarms: Sendable, Hashable {
     public var source: String

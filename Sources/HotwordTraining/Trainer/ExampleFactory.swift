@@ -22,10 +22,12 @@ struct ExampleFactory {
                  streamWindows: options.negativeWindows)
     }
 
-    /// Fixed (same seed every time) and augmented the way the evaluation is: noise at 10 dB.
+    /// Fixed (same seed every time) and augmented the way the evaluation is: noise in the middle
+    /// half of the training's range (5–15 dB of the default 0–20, around the evaluation's 10 dB).
     func validationPool() throws -> ExamplePool {
         var settings = AugmentationSettings()
-        settings.snrRange = 5...15
+        let training = options.augmentation.snrRange, quarter = (training.upperBound - training.lowerBound) / 4
+        settings.snrRange = (training.lowerBound + quarter)...(training.upperBound - quarter)
         settings.specAugmentProbability = 0
         settings.speedRange = 0.95...1.05
         return try pool(part: .validation, round: 0, settings: settings, positiveVariants: 3,
