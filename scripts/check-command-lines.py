@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Checks that every hotword command line the README shows parses.
+"""Checks that every hotword command line the README and the other pages named show parses.
 
-For each `hotword ...` line of a code block and each inline `hotword ...` span, `hotword
-SUBCOMMAND... --help-hidden` (--help, with hidden options) must succeed, and every --option on the line must be one that subcommand
-has (or its default subcommand; hidden options count). A failure names the README line. Run by
-scripts/test.sh on every run; takes seconds.
+For each `hotword ...` line of a code block and each inline `hotword ...` span,
+`hotword SUBCOMMAND... --help-hidden` (--help with the hidden options) must succeed, and every
+--option on the line must be one that subcommand has (or its default subcommand). A failure names the page and line. Run by
+scripts/test.sh on every run, on the README, docs/ and the model cards; takes seconds.
 
-    scripts/check-readme.py [--binary PATH] [FILE]   # default: the debug build's hotword, README.md
+    scripts/check-command-lines.py [--binary PATH] [FILE...]   # default: the debug build's hotword, README.md
 """
 import argparse
 import re
@@ -48,7 +48,7 @@ def command_lines(text):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--binary", help="the hotword to ask (default: the debug build's)")
-    parser.add_argument("file", nargs="?", default="README.md")
+    parser.add_argument("files", nargs="*", default=["README.md"])
     arguments = parser.parse_args()
     binary = arguments.binary or subprocess.run(
         ["swift", "build", "--show-bin-path"], check=True, capture_output=True, text=True).stdout.strip() + "/hotword"
@@ -87,10 +87,12 @@ def main():
         texts = [help_of(where)[1] for where in [path, *defaults]]
         return any(pattern.search(text) or (negated and negated.search(text)) for text in texts)
 
-    with open(arguments.file, encoding="utf-8") as readme:
-        commands = list(command_lines(readme.read()))
+    commands = []
+    for name in arguments.files:
+        with open(name, encoding="utf-8") as page:
+            commands += [(f"{name}:{number}", command) for number, command in command_lines(page.read())]
     # Quoted words are values: never subcommands or options.
-    unquoted = [(number, command, re.sub(r'"[^"]*"', "VALUE", command)) for number, command in commands]
+    unquoted = [(place, command, re.sub(r'"[^"]*"', "VALUE", command)) for place, command in commands]
     # The helps each level of subcommands needs, a level's at once (a debug binary starts slowly).
     words = [text.split()[1:] for _, _, text in unquoted]
     with ThreadPoolExecutor(max_workers=8) as pool:
@@ -102,31 +104,31 @@ def main():
     paths = [subcommand_path(line) for line in words]
 
     failures = []
-    for (number, command, text), path in zip(unquoted, paths):
+    for (where_in_docs, command, text), path in zip(unquoted, paths):
         where = " ".join(("hotword", *path))
         status, text_of_help = help_of(path)
         if status != 0:
-            failures.append(f"{arguments.file}:{number}: `{command}`: '{where} --help-hidden' exits {status}")
+            failures.append(f"{where_in_docs}: `{command}`: '{where} --help-hidden' exits {status}")
             continue
         # A command made of subcommands alone takes no other word: a misspelt subcommand is not a value.
         rest = text.split()[1 + len(path):]
         choices = subcommands(text_of_help)
         if choices and not any(choices.values()) and rest and not rest[0].startswith("-"):
-            failures.append(f"{arguments.file}:{number}: `{command}`: '{rest[0]}' is not a subcommand of '{where}' "
+            failures.append(f"{where_in_docs}: `{command}`: '{rest[0]}' is not a subcommand of '{where}' "
                             f"({', '.join(choices)})")
             continue
         for negatable, name in sorted(set(OPTION.findall(text))):
             for option in ([name, "no-" + name] if negatable else [name]):
                 if not has_option(path, option):
-                    failures.append(f"{arguments.file}:{number}: `{command}`: --{option} is not an option of '{where}' "
+                    failures.append(f"{where_in_docs}: `{command}`: --{option} is not an option of '{where}' "
                                     f"(see {where} --help)")
     for failure in failures:
         print(failure, file=sys.stderr)
     if failures:
-        print(f"check-readme: {len(failures)} problems in the {len(commands)} hotword command lines of {arguments.file}",
-              file=sys.stderr)
+        print(f"check-command-lines: {len(failures)} problems in the {len(commands)} hotword command lines of "
+              f"{len(arguments.files)} pages", file=sys.stderr)
         return 1
-    print(f"check-readme: all {len(commands)} hotword command lines of {arguments.file} parse")
+    print(f"check-command-lines: all {len(commands)} hotword command lines of {len(arguments.files)} pages parse")
     return 0
 
 
