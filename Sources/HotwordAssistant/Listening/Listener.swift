@@ -169,7 +169,7 @@ final class Listener: Sendable {
             logger.warning("the listener fell behind: \(Self.seconds(samples)) s of audio lost (more is counted until audio flows again)")
             emit(event)
         case .audioFlowingAgain(let lost):
-            logger.notice("audio flows again: \(Self.seconds(lost)) s of audio lost since the listener fell behind")
+            logger.notice("audio flows again: \(Self.seconds(lost)) s lost in all since the first gap")
         case .wake, .speechStarted, .followUp:
             emit(event)
         }
