@@ -5,6 +5,9 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh
 scripts/python-deps.sh
 swift build --build-tests
+# Every hotword command line the README, docs/ and the model cards show must parse. It takes
+# seconds, so filtered runs check it too: a renamed option breaks the docs whichever tests one runs.
+scripts/check-command-lines.py --binary "$(swift build --show-bin-path)/hotword" README.md docs/*.md Models/*.md
 # Serially: several tests measure timeouts in wall-clock time, and tests that block on real
 # devices or threads would otherwise starve them of the 2 cores' cooperative thread pool.
 swift test --skip-build --no-parallel "$@"

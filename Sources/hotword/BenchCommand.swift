@@ -3,24 +3,26 @@ import Foundation
 import HotwordAudio
 import HotwordCore
 
-/// `hotword bench`: how much CPU detection costs, split into frontend and inference.
+/// `hotword bench`: how much CPU detection costs, and which part of the detector costs what.
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure detection speed (real-time factor) and memory on one core.",
         discussion: """
-            Runs the feature frontend, the networks, and the whole detector over --minutes of audio \
-            (a one-minute signal repeated: a --audio file, or a deterministic mix of noise, tones and \
-            silence), fed in 100 ms chunks as the daemon does. Real-time factor = CPU seconds per \
-            second of audio (lower is faster); measured with the thread's CPU clock. With \
+            Runs each part of the detector on its own, then the whole detector, over --minutes of \
+            audio (a one-minute signal repeated: a --audio file, or a deterministic mix of noise, tones \
+            and silence), fed in 100 ms chunks as the daemon does. The parts: each front end (log-mel; \
+            the speech embedding's mel front end and its network), the networks on each, and what is \
+            left of the total (scores, smoothing, triggers), so that they add up to it. Real-time \
+            factor = CPU seconds per second of audio (lower is faster); measured with the thread's CPU clock. With \
             --check-phrase it also times the second stage: pocketsphinx spotting the first keyword's \
             phrase in each 3 s window of the minute (wall-clock and process CPU time per window).
             """)
 
     @OptionGroup var detector: DetectorOptions
 
-    @Option(help: "Minutes of audio to process.")
-    var minutes: Int = 60
+    @Option(help: "Minutes of audio to process (a fraction too: 0.1 is 6 s).")
+    var minutes: Double = 60
 
     @Option(help: "Audio file to use as the repeated minute (default: synthetic).")
     var audio: String?
@@ -28,54 +30,89 @@ struct BenchCommand: ParsableCommand {
     @OptionGroup var phraseCheck: PhraseCheckOptions
 
     func run() throws {
-        guard minutes >= 1 else { throw ValidationError("--minutes must be at least 1") }
+        guard minutes > 0, minutes <= 100_000 else { throw ValidationError("--minutes must be more than 0 and at most 100000, not \(minutes)") }
         let models = try detector.loadModels()
         let minute = try oneMinuteOfAudio()
-        let audioSeconds = Double(minutes * 60)
-        let chunk = 1_600
+        let audioSeconds = minutes * 60
+        let total = Int(audioSeconds * Double(AudioFormat.sampleRate))
+        // Less than a minute is that much of it: its features are all the networks hear.
+        let heard = total < minute.count ? Array(minute[..<total]) : minute
+        let chunk = 1_600  // divides the minute: no chunk spans its repetition
 
-        /// Feeds the minute `minutes` times in chunks, as the daemon would.
+        /// Feeds `minutes` of the repeated minute in chunks, as the daemon would.
         func feedChunks(_ body: (UnsafeBufferPointer<Float>) -> Void) {
-            for _ in 0..<minutes {
-                minute.withUnsafeBufferPointer { all in
-                    for start in stride(from: 0, to: all.count, by: chunk) {
-                        body(UnsafeBufferPointer(rebasing: all[start..<min(start + chunk, all.count)]))
-                    }
+            minute.withUnsafeBufferPointer { all in
+                for start in stride(from: 0, to: total, by: chunk) {
+                    let offset = start % all.count
+                    body(UnsafeBufferPointer(rebasing: all[offset..<offset + min(chunk, total - start)]))
                 }
             }
         }
 
-        let frontend = try FeatureExtractor(config: models[0].frontend)
-        var frames = 0
-        let frontendSeconds = cpuSeconds {
-            feedChunks { piece in frontend.process(piece) { _ in frames += 1 } }
-        }
-
-        let features = try FeatureExtractor(config: models[0].frontend).frames(of: minute)
-        let networks = models.map(StreamingNetwork.init)
-        let inferenceSeconds = cpuSeconds {
-            for _ in 0..<minutes {
-                features.values.withUnsafeBufferPointer { values in
-                    for t in 0..<features.frameCount {
-                        for network in networks { _ = network.push(values.baseAddress! + t * features.featureCount) }
-                    }
+        /// Hands on the frames of the audio heard's features for `minutes`, repeated.
+        func forEachFrame(of features: FeatureMatrix, _ body: (UnsafeBufferPointer<Float>) -> Void) {
+            let count = features.featureCount
+            features.values.withUnsafeBufferPointer { values in
+                for frame in 0..<Int(Double(features.frameCount) * max(1, minutes)) {
+                    let t = frame % features.frameCount
+                    body(UnsafeBufferPointer(rebasing: values[t * count..<(t + 1) * count]))
                 }
             }
         }
 
+        // Everything heard once before anything is timed, so that no part pays for the first touch
+        // of the weights; then the stream's steady cost, as the parts measure it: the lead-in (a
+        // receptive field of copies of the first frame, once at a stream's start) would weigh on a short run.
         let spotter = try detector.makeDetector(models)
+        _ = spotter.process(Array(heard.prefix(10 * AudioFormat.sampleRate)))
+        spotter.reset(leadIn: false)
+
+        var parts: [(name: String, seconds: Double)] = []
+        func addPart(_ name: String, _ seconds: Double) {
+            if let index = parts.firstIndex(where: { $0.name == name }) { parts[index].seconds += seconds } else { parts.append((name, seconds)) }
+        }
+        // Each front end runs once for all the networks on it, as in the detector; each network
+        // (a pair's two, a log-mel one and a head on the speech embedding) on its own front end's frames.
+        for (frontend, networks) in Self.networksByFrontend(models) {
+            let spectral = try FeatureExtractor(config: frontend.spectral)
+            let spectralSeconds = cpuSeconds { feedChunks { piece in spectral.process(piece) { _ in } } }
+            if let embedding = frontend.embedding {
+                addPart("speech embedding: mel front end", spectralSeconds)
+                let stream = SpeechEmbeddingStream(network: embedding)
+                let melFrames = try FeatureExtractor(config: frontend.spectral).frames(of: heard)
+                addPart("speech embedding: network", cpuSeconds {
+                    forEachFrame(of: melFrames) { frame in stream.push(frame) { _ in } }
+                })
+            } else if case .perChannelEnergy = frontend.normalisation {
+                addPart("log-mel front end (PCEN)", spectralSeconds)
+            } else {
+                addPart("log-mel front end", spectralSeconds)
+            }
+            let frames = try FeatureExtractor(config: frontend).frames(of: heard)
+            let streams = networks.map(StreamingNetwork.init)
+            addPart(frontend.embedding == nil ? "log-mel networks" : "heads on the speech embedding", cpuSeconds {
+                forEachFrame(of: frames) { frame in for network in streams { _ = network.push(frame.baseAddress!) } }
+            })
+        }
+
         var detections = 0
         let detectorSeconds = cpuSeconds {
             feedChunks { piece in detections += spotter.process(piece).count }
         }
+        // What the parts leave of the whole: gain, scores, smoothing, triggers, the lead-in.
+        parts.append(("other (scores, smoothing, triggers)", detectorSeconds - parts.reduce(0) { $0 + $1.seconds }))
 
         let macs = models.reduce(0) { $0 + $1.multiplyAddsPerSecond }
         let parameters = models.reduce(0) { $0 + $1.parameterCount }
-        print("audio            \(minutes) min, \(models.count) model(s): \(models.flatMap(\.keywords).joined(separator: ", "))")
+        print("audio            \(format(minutes, minutes < 10 ? 2 : 0)) min, \(models.count) model(s): \(models.flatMap(\.keywords).joined(separator: ", "))")
         print("model size       \(parameters) parameters, \(format(macs / 1e6, 2)) M multiply-adds per audio second")
-        print("frontend         RTF \(rtf(frontendSeconds, audioSeconds))  (\(format(Double(frames) / frontendSeconds, 0)) frames/s, \(format(frontendSeconds / Double(frames) * 1e6, 2)) µs/frame)")
-        print("inference        RTF \(rtf(inferenceSeconds, audioSeconds))  (\(format(Double(frames) / inferenceSeconds, 0)) frames/s)")
-        print("detector total   RTF \(rtf(detectorSeconds, audioSeconds))  (\(format(audioSeconds / detectorSeconds, 0))× faster than real time, \(detections) detections)")
+        let width = parts.map(\.name.count).max()!
+        for part in parts {
+            print("\(part.name.padding(toLength: width, withPad: " ", startingAt: 0))  RTF \(rtf(part.seconds, audioSeconds))  "
+                  + "(\(format(100 * part.seconds / detectorSeconds, 1)) % of the total)")
+        }
+        print("\("detector total".padding(toLength: width, withPad: " ", startingAt: 0))  RTF \(rtf(detectorSeconds, audioSeconds))  "
+              + "(\(format(audioSeconds / detectorSeconds, 0))× faster than real time, \(detections) detections)")
         if phraseCheck.enabled ?? (models[0].detection.phraseCheck != nil) { try benchmarkPhraseCheck(models, minute: minute) }
         print("peak RSS         \(format(Double(peakResidentKilobytes()) / 1024, 1)) MiB")
     }
@@ -126,6 +163,20 @@ struct BenchCommand: ParsableCommand {
     }
 
     private func rtf(_ cpu: Double, _ audio: Double) -> String { String(format: "%.6f", cpu / audio) }
+
+    /// Every front end the models' networks run on, in order of first use, with those networks
+    /// (a model with a companion has one on each of two front ends).
+    static func networksByFrontend(_ models: [KeywordModel]) -> [(FrontendConfig, [KeywordModel])] {
+        var groups: [(FrontendConfig, [KeywordModel])] = []
+        for network in models.flatMap({ [$0.withoutCompanion] + ($0.companionModel.map { [$0] } ?? []) }) {
+            if let index = groups.firstIndex(where: { $0.0 == network.frontend }) {
+                groups[index].1.append(network)
+            } else {
+                groups.append((network.frontend, [network]))
+            }
+        }
+        return groups
+    }
 }
 
 /// CPU time this thread spends in `work`, in seconds.

@@ -9,7 +9,7 @@ struct DetectorOptions: ParsableArguments {
     static let defaultModel = "hey_susi"
 
     @Option(name: .customLong("model"), help: ArgumentHelp(
-        "A model file, or the name of a bundled model (hey_susi, computer, jarvis, alexa). Repeat for several. (default: \(defaultModel))",
+        "A model file, or the name of a bundled model (hey_susi, computer, jarvis, alexa). Repeat for several. (default: \(defaultModel); for run, [wake] models, which are \(defaultModel); for serve, [wyoming] models, which are every bundled model)",
         valueName: "MODEL"))
     var givenModels: [String] = []
 

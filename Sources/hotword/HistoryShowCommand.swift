@@ -66,7 +66,7 @@ struct HistoryShowCommand: AsyncParsableCommand {
         }
     }
 
-    /// An exchange as `--json` prints it (README, "History"): snake_case keys, every one present
+    /// An exchange as `--json` prints it (docs/usage.md, "History"): snake_case keys, every one present
     /// (null when it does not apply), the time in ISO 8601, the answer without the `SUSI: ` of
     /// the text, the actions as SUSI sent them (an array).
     static func jsonObject(_ exchange: Exchange) -> [String: Any] {

@@ -54,7 +54,7 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "Validate and keep a moving average of the weights over about this many epochs (0: the weights as the optimiser leaves them). Steadier early stopping.")
     var averageEpochs: Double = 0
 
-    @Option(help: "Features: log-mel energies; pcen (per-channel energy normalisation instead of the logarithm: cancels stationary noise and loudness); or speech-embedding (the pretrained speech embedding Models/speech_embedding.hwse, with a small head on it: for a word trained from synthetic voices alone; about 0.5 G multiply-adds per second).")
+    @Option(help: "Features: log-mel energies; pcen (per-channel energy normalisation instead of the logarithm: cancels stationary noise and loudness); or speech-embedding (the pretrained speech embedding Models/speech_embedding.hwse, with a small head on it: paired with a log-mel model by `hotword ensemble`, as the shipped computer, jarvis and alexa are; about 70 M multiply-adds per second of audio, streamed).")
     var features: FeatureKind = .logMel
 
     @Option(help: "Channels in every convolution (model size).")

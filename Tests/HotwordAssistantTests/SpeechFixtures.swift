@@ -24,7 +24,7 @@ enum SpeechFixtures {
         }
     }
 
-    /// The espeak-ng voice pocketsphinx recognises best (see the speech section of the README).
+    /// The espeak-ng voice pocketsphinx recognises best.
     static let recognisableVoice = EspeakConfiguration(voice: "en-us+klatt4", rate: 175)
 
     /// espeak-ng speaking `text`, resampled to 16 kHz for a recogniser.

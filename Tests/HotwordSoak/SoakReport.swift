@@ -244,7 +244,7 @@ struct SoakReport {
         } else {
             lines.append("drift: not measured (no recording was said twice)")
         }
-        lines.append(String(format: "audio lost: %.3f s in %d reports", audioLost.seconds, audioLost.reports))
+        lines.append(String(format: "audio lost: %.3f s at the start of %d episodes", audioLost.seconds, audioLost.reports))
         lines.append("questions: \(transcripts.total) transcripts (\(transcripts.empty) empty), \(susiRequests) SUSI requests, \(answers) answers, \(bargeIns) cut short by the next wake word; "
             + "ended by " + endReasons.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         if !errors.isEmpty {

@@ -48,7 +48,7 @@ struct SUSIHistoryCommandTests {
         let since = try await hotword("history", "--since", "2999-01-01", "--config", config)
         #expect(since.status == 0 && since.stdout == "No exchanges match.\n")
 
-        // The schema the README documents: snake_case keys, all of them in every exchange, the
+        // The schema docs/usage.md documents: snake_case keys, all of them in every exchange, the
         // time in ISO 8601, the answer without "SUSI: ", the actions as JSON.
         let json = try await hotword("history", "--json", "--config", config)
         let exchanges = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])

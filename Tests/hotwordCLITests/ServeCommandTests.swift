@@ -277,7 +277,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: socket), "the socket file is removed at the end")
     }
 
-    /// `--sensitivity NAME=VALUE` and `--no-check-phrase`, as the README writes them, are taken.
+    /// `--sensitivity NAME=VALUE` and `--no-check-phrase`, as the docs write them, are taken.
     @Test func sensitivityByNameAndNoCheckPhraseAreTaken() async throws {
         let (server, _) = try await serve(["--model", "computer", "--sensitivity", "computer=0.6", "--no-check-phrase"])
         #expect(await server.stop().status == 0)
@@ -287,6 +287,13 @@ import Testing
                                                    "--sensitivity", "hey_susi=0.8"])
         #expect(unknown.status == 64 && unknown.stderr.hasPrefix("Error: --sensitivity 'hey_susi=0.8': no keyword 'hey_susi'"),
                 "\(unknown.stderr)")
+    }
+
+    @Test func theHelpSaysWhichModelsItServesByDefault() async throws {
+        let help = try await HotwordBinary.run(["serve", "--help"])
+        #expect(help.status == 0)
+        let text = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(text.contains("for serve, [wyoming] models, which are every bundled model"), "\(help.stdout)")
     }
 
     @Test func aWrongAddressOrModelIsAConfigurationError() async throws {

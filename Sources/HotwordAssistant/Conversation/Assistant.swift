@@ -270,7 +270,7 @@ actor Conversation {
             output?.mute()
         case .wakeRejected, .checkAbandoned:
             output?.unmute()
-        case .ownWakeWord, .ownSoundHeard, .followUpClosed, .checkFailed:
+        case .ownWakeWord, .ownSoundHeard, .followUpClosed, .checkFailed, .audioFlowingAgain:
             break  // the listener's log has them
         }
     }

@@ -140,6 +140,8 @@ final class Listener: Sendable {
         current.hearing.finish { handle($0, keepingWakesIn: recordings) }
     }
 
+    private static func seconds(_ samples: UInt64) -> Double { Double(samples) / Double(AudioFormat.sampleRate) }
+
     /// Logs what only the log needs, keeps the wake's audio if asked to, passes the rest on.
     private func handle(_ event: HearingEvent, keepingWakesIn recordings: WakeRecordings?) {
         switch event {
@@ -164,8 +166,10 @@ final class Listener: Sendable {
         case .followUpClosed(let position):
             logger.debug("follow-up window closed at \(Double(position) / Double(AudioFormat.sampleRate)) s: nobody spoke")
         case .audioLost(let samples):
-            logger.warning("the listener fell behind: \(Double(samples) / Double(AudioFormat.sampleRate)) s of audio lost")
+            logger.warning("the listener fell behind: \(Self.seconds(samples)) s of audio lost (more is counted until audio flows again)")
             emit(event)
+        case .audioFlowingAgain(let lost):
+            logger.notice("audio flows again: \(Self.seconds(lost)) s lost in all since the first gap")
         case .wake, .speechStarted, .followUp:
             emit(event)
         }

@@ -10,7 +10,8 @@
 /// so a new wake word can be detected at once. A chunk may hold the end of one question and
 /// the next wake word: it is split at both, in a loop.
 ///
-/// A gap in the positions (audio lost before it was heard) is reported; during a question it
+/// A gap in the positions (audio lost before it was heard) is reported, once per episode of
+/// lost audio (`Settings.lossEpisodeEnd`); during a question it
 /// counts as silence, otherwise the detector restarts after it rather than joining audio
 /// across it. While the assistant's own sound may be in the audio (`OwnSoundLog`), every
 /// keyword's sensitivity is lowered to `ownSoundSensitivity` (but a checked one's, below), and a
@@ -46,21 +47,22 @@ public final class Hearing {
         /// (room echo, device latency, the detector's smoothing), in samples.
         public var ownSoundTail: UInt64
         public var recording: RecordingSettings
-        /// The least audio between two reports of lost audio, in samples: a machine that stays
-        /// overloaded is reported now and then, not at every gap.
-        public var lossReportInterval: UInt64
+        /// How much audio heard without a gap ends an episode of lost audio, in samples. A
+        /// listener that stays behind (lapped at every read, as by an unpaced source) is one
+        /// episode, reported once; audio lost after it flowed this long again is a new one.
+        public var lossEpisodeEnd: UInt64
         /// How long the follow-up window after an answer waits for speech without a wake word,
         /// in samples (0: it never opens); at most the recording's maximum length.
         public var followUp: UInt64
 
         public init(keywords: [String: KeywordSettings] = [:], ownSoundSensitivity: Float = 0.2,
                     ownSoundTail: UInt64 = UInt64(AudioFormat.sampleRate / 2), recording: RecordingSettings = RecordingSettings(),
-                    lossReportInterval: UInt64 = UInt64(5 * AudioFormat.sampleRate), followUp: UInt64 = 0) {
+                    lossEpisodeEnd: UInt64 = UInt64(5 * AudioFormat.sampleRate), followUp: UInt64 = 0) {
             self.keywords = keywords
             self.ownSoundSensitivity = ownSoundSensitivity
             self.ownSoundTail = ownSoundTail
             self.recording = recording
-            self.lossReportInterval = lossReportInterval
+            self.lossEpisodeEnd = lossEpisodeEnd
             self.followUp = followUp
         }
     }
@@ -100,8 +102,8 @@ public final class Hearing {
     /// Whether the recorder is recording in a follow-up window rather than a question.
     private var followingUp = false
     private var ownSoundThresholds = false
-    private var unreportedLoss: UInt64 = 0
-    private var lossReported: UInt64?
+    /// The episode of lost audio under way, if any: all it lost, and the audio heard since its last gap.
+    private var lossEpisode: (lost: UInt64, heardSinceGap: UInt64)?
 
     /// - Parameters:
     ///   - audio: the stream's recent audio (pre-roll, priming a restarted detector).
@@ -157,7 +159,11 @@ public final class Hearing {
         if position > nextPosition { skipGap(to: position, emit) }
         nextPosition = position + UInt64(samples.count)
         consume(samples, at: position, wakeEnabled: wakeEnabled, emit)
-        if unreportedLoss > 0 { reportLoss(emit) }
+        if var episode = lossEpisode {
+            episode.heardSinceGap += UInt64(samples.count)
+            lossEpisode = episode
+            if episode.heardSinceGap >= settings.lossEpisodeEnd { endLossEpisode(emit) }
+        }
     }
 
     /// Hands each part of `samples` to whoever hears it now, in a loop: the state may change within a chunk.
@@ -188,15 +194,14 @@ public final class Hearing {
     public func continueStream(of previous: Hearing) {
         precondition(!previous.isRecording, "new settings while recording")
         nextPosition = previous.nextPosition
-        unreportedLoss = previous.unreportedLoss
-        lossReported = previous.lossReported
+        lossEpisode = previous.lossEpisode
         if previous.recorder.settings == recorder.settings { recorder = previous.recorder }
         primeDetector(from: previous.detectorOrigin, to: nextPosition) { _ in }
     }
 
-    /// The stream has ended: loss not yet reported is, and a question being recorded is dropped.
+    /// The stream has ended: an episode of lost audio under way ends, and a question being recorded is dropped.
     public func finish(_ emit: (HearingEvent) -> Void) {
-        if unreportedLoss > 0 { reportLoss(emit, evenIfEarly: true) }
+        endLossEpisode(emit)
         recorder.cancel()
         followingUp = false
         abandonCheck(emit)
@@ -424,8 +429,13 @@ public final class Hearing {
 
     /// Audio from `nextPosition` to `position` was lost.
     private func skipGap(to position: UInt64, _ emit: (HearingEvent) -> Void) {
-        unreportedLoss += position - nextPosition
-        reportLoss(emit)
+        let lost = position - nextPosition
+        if let episode = lossEpisode {
+            lossEpisode = (episode.lost + lost, 0)
+        } else {
+            emit(.audioLost(samples: lost))
+            lossEpisode = (lost, 0)
+        }
         // A detection waiting for its check is lost with the audio: the ring lapped, so the audio
         // around it has been overwritten.
         abandonCheck(emit)
@@ -448,12 +458,10 @@ public final class Hearing {
         }
     }
 
-    /// Reports the loss not yet reported, unless the last report was less than
-    /// `lossReportInterval` of audio ago.
-    private func reportLoss(_ emit: (HearingEvent) -> Void, evenIfEarly: Bool = false) {
-        guard evenIfEarly || lossReported.map({ nextPosition - $0 >= settings.lossReportInterval }) ?? true else { return }
-        emit(.audioLost(samples: unreportedLoss))
-        unreportedLoss = 0
-        lossReported = nextPosition
+    /// Ends the episode of lost audio under way, if any, with all it lost.
+    private func endLossEpisode(_ emit: (HearingEvent) -> Void) {
+        guard let episode = lossEpisode else { return }
+        emit(.audioFlowingAgain(lost: episode.lost))
+        lossEpisode = nil
     }
 }

@@ -26,9 +26,13 @@ public enum HearingEvent: Sendable, Equatable {
     /// The follow-up window closed at `position` with nobody speaking (its time ran out, or
     /// audio was lost).
     case followUpClosed(position: UInt64)
-    /// This much audio was lost before it was heard (whoever fills the stream lapped whoever
-    /// reads it): reported at once, then at most once per `Hearing.Settings.lossReportInterval`.
+    /// Audio is being lost before it is heard (whoever fills the stream lapped whoever reads
+    /// it): an episode of lost audio begins, reported at once with its first gap. Further gaps
+    /// are counted into the episode, not reported, until `.audioFlowingAgain` ends it.
     case audioLost(samples: UInt64)
+    /// The episode of lost audio has ended: `Hearing.Settings.lossEpisodeEnd` of audio was heard
+    /// without a gap (or the stream ended). `lost`: all the episode lost, its first gap's included.
+    case audioFlowingAgain(lost: UInt64)
     /// The assistant's own sound is in the audio (true: wake-word thresholds raised) or no longer is.
     case ownSoundHeard(Bool)
 }

@@ -4,8 +4,9 @@ import Foundation
 /// embeddings as openWakeWord streams them: frames are taken in groups of `hopFrames` counted
 /// from the start, each group mapped to the network's units and limited to `range` below its
 /// loudest value; after each group, once `windowFrames` frames exist, the last `windowFrames`
-/// make one embedding. Allocates nothing per frame; one instance per stream.
-final class SpeechEmbeddingStream {
+/// make one embedding. Allocates nothing per frame; one instance per stream. (`FeatureExtractor`
+/// runs it; public so that `hotword bench` can time it apart from the mel front end.)
+public final class SpeechEmbeddingStream {
     let network: SpeechEmbedding
     private let embedder: SpeechEmbedder
     /// The last `windowFrames` mapped frames, oldest first, `[frame][band]`.
@@ -19,7 +20,7 @@ final class SpeechEmbeddingStream {
     private let scale: Float
     private let offset: Float
 
-    init(network: SpeechEmbedding) {
+    public init(network: SpeechEmbedding) {
         self.network = network
         embedder = SpeechEmbedder(network: network)
         window = .allocate(capacity: network.windowFrames * network.melBands)
@@ -42,7 +43,7 @@ final class SpeechEmbeddingStream {
     }
 
     /// Takes one frame of `melBands` natural-log energies; calls `onEmbedding` when it completes one.
-    func push(_ logMel: UnsafeBufferPointer<Float>, onEmbedding: (UnsafeBufferPointer<Float>) -> Void) {
+    public func push(_ logMel: UnsafeBufferPointer<Float>, onEmbedding: (UnsafeBufferPointer<Float>) -> Void) {
         let bands = network.melBands
         let slot = group + framesInGroup * bands
         for m in 0..<bands { slot[m] = logMel[m] * scale + offset }
