@@ -31,8 +31,15 @@ struct UtteranceRecorderTests {
         return result
     }
 
+    /// Settings with a pre-roll of 0.3 s (`[recording] pre_roll_ms = 300`; none by default).
+    static let preRolled: RecordingSettings = {
+        var settings = RecordingSettings()
+        settings.preRollSeconds = 0.3
+        return settings
+    }()
+
     /// A recorder that has heard a second of the room, started with `preRoll`.
-    static func recorder(_ settings: RecordingSettings = RecordingSettings(), preRoll: [Float],
+    static func recorder(_ settings: RecordingSettings = preRolled, preRoll: [Float],
                          afterWakeWord: Bool = true) -> UtteranceRecorder {
         let recorder = UtteranceRecorder(settings: settings)
         room(1, seed: 9).withUnsafeBufferPointer { recorder.listen($0) }
@@ -156,7 +163,7 @@ struct UtteranceRecorderTests {
     }
 
     @Test func endlessSpeechStopsAtTheMaximumLength() {
-        var settings = RecordingSettings()
+        var settings = Self.preRolled
         settings.maxLengthSeconds = 2
         let recorder = Self.recorder(settings, preRoll: Self.room(0.3))
         let (statuses, taken) = Self.feed(recorder, Self.speech(syllables: 20))

@@ -1,8 +1,9 @@
 /// How the question after a wake word is cut out of the stream (`[recording]` of `hotword.toml`).
 public struct RecordingSettings: Sendable, Equatable {
-    /// Audio kept from before the detection's end, so words said right after the wake word
-    /// in one breath are in the utterance.
-    public var preRollSeconds = 0.3
+    /// Audio kept from before the detection. None: a detection is at the keyword's end (the
+    /// shipped models' within about 0.1 s), so audio before it is the wake word's own, which a
+    /// recogniser hears as a word ("the") before the question. For a model that detects late.
+    public var preRollSeconds = 0.0
     /// The utterance ends after this much non-speech following speech.
     public var trailingSilenceSeconds = 0.8
     /// …or at this length, counted from the detection.
