@@ -1,4 +1,4 @@
-#!/usr/bin/env bash
+#!/bin/bash
 # Sets up Whisper speech to text for hotword: wyoming-faster-whisper (pinned) in a Python
 # environment of its own, its systemd service on 127.0.0.1:10300, [stt] pointed at it, and one
 # transcription to show that it works. docs/stt.md has the measurements behind the defaults.

@@ -106,7 +106,8 @@ struct ConversationTests {
         }
         func ask(_ question: String, answered: Int) async throws -> Bool {
             rig.microphone.say(try await Self.question("hey susi, \(question)"))
-            return await rig.log.wait(timeout: Self.patience) { rig.log.entered(.listening) == answered + 1 }
+            // More patience than the others: the first question of the outage loads pocketsphinx too.
+            return await rig.log.wait(timeout: Self.patience * 3) { rig.log.entered(.listening) == answered + 1 }
         }
         var answered = [try await ask("what is the weather like today", answered: 1)]
         server = nil  // stopped: its port refuses connections

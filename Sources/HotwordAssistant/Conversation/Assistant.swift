@@ -324,11 +324,13 @@ actor Conversation {
         }
         guard isCurrent(id) else { return }
         let text = transcription.text
+        let transcribing = Self.milliseconds(since: &clock)
         switch transcription.availability {
         case .lost(let error):
             emit(.speechToTextLost(engine: configuration.stt.backend, fallback: transcription.engine, message: error.description))
             if !followUp {  // speech heard without the wake word is no reason to talk
                 _ = await say("My speech recognition server cannot be reached. I am using the built-in one until it is back.", epoch: epoch)
+                clock = ContinuousClock.now  // saying so is neither transcribing nor asking
             }
         case .restored:
             emit(.speechToTextRestored(engine: transcription.engine))
@@ -348,9 +350,9 @@ actor Conversation {
         var exchange = Exchange(time: asked, source: .voice, wakeWord: wake?.keyword, wakeScore: wake.map { Double($0.score) },
                                 question: text, answer: "", origin: .local,
                                 timings: Exchange.Timings(recording: Int(utterance.duration * 1000),
-                                                          transcribing: Self.milliseconds(since: &clock)))
+                                                          transcribing: transcribing))
         logger.info("transcribed \(String(format: "%.1f", utterance.duration)) s in \(exchange.timings.transcribing ?? 0) ms")
-        emit(.transcript(text, engine: transcription.engine, seconds: Double(exchange.timings.transcribing ?? 0) / 1000))
+        emit(.transcript(text, engine: transcription.engine, seconds: Double(transcribing) / 1000))
         guard !text.isEmpty else {
             await reply("Sorry, I didn't catch that.", epoch: epoch)
             return
