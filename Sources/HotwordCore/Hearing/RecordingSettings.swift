@@ -1,9 +1,9 @@
 /// How the question after a wake word is cut out of the stream (`[recording]` of `hotword.toml`).
 public struct RecordingSettings: Sendable, Equatable {
-    /// Audio kept from before the detection. None: a detection is at the keyword's end (the
-    /// shipped models' within about 0.1 s), so audio before it is the wake word's own, which a
-    /// recogniser hears as a word ("the") before the question. For a model that detects late.
-    public var preRollSeconds = 0.0
+    /// Audio kept from before the detection, for a question said in the same breath when the
+    /// detection comes late (inside the question). Only what follows a pause in it is kept: the
+    /// wake word's tail before the pause would be heard as a word ("the") before the question.
+    public var preRollSeconds = 0.3
     /// The utterance ends after this much non-speech following speech.
     public var trailingSilenceSeconds = 0.8
     /// …or at this length, counted from the detection.
