@@ -72,6 +72,9 @@ let package = Package(
         // The Wyoming protocol (Home Assistant, Rhasspy): event framing, per-connection wake-word
         // sessions (pure: events in, events out), and a thin POSIX socket server.
         .target(name: "HotwordWyoming", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordChildProcess", "HotwordJSON", logging]),
+        // Scoring speech to text: one normalisation of transcripts, word alignment and error rates,
+        // reference lists (file<TAB>text). Pure, no I/O.
+        .target(name: "HotwordTranscripts"),
         // Starting programs: posix_spawn, no shell, a process group of their own, files for streams.
         .target(name: "HotwordChildProcess"),
         // JSON text written by hand (events, reports, values shown in tables): one string escaper.
@@ -90,7 +93,7 @@ let package = Package(
         // to text, phrase spotting, text to speech, the engines both use, configuration, systemd service.
         .target(name: "HotwordAssistant", dependencies: [
             "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "HotwordSUSI", "HotwordJSON", "HotwordTOML", "HotwordHistory",
-            "HotwordFolders", "HotwordChildProcess", "HotwordSpotting", "CPocketSphinx", "CEspeakNG", "CMalloc", atomics, logging,
+            "HotwordFolders", "HotwordChildProcess", "HotwordSpotting", "HotwordTranscripts", "CPocketSphinx", "CEspeakNG", "CMalloc", atomics, logging,
         ]),
         // Public training corpora: the catalogue, downloads resumed and verified (over HotwordSUSI's
         // HTTP client), archives unpacked into the folders `train` reads.
@@ -100,7 +103,7 @@ let package = Package(
         // The command-line tool: thin commands over the modules above.
         .executableTarget(name: "hotword", dependencies: [
             "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTraining", "HotwordAssistant", "HotwordWyoming",
-            "HotwordSUSI", "HotwordJSON", "HotwordHistory", "HotwordData", "HotwordSpotting",
+            "HotwordSUSI", "HotwordJSON", "HotwordHistory", "HotwordData", "HotwordSpotting", "HotwordTranscripts",
             .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
         ]),
 
@@ -114,6 +117,7 @@ let package = Package(
         .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordSUSI", "HotwordAudio", "HotwordWyoming",
                                                            "HotwordTOML", "HotwordJSON", "HotwordChildProcess", "HotwordSpotting",
                                                            "HotwordTraining", "HotwordFolders", "HotwordTestSupport", atomics, logging]),
+        .testTarget(name: "HotwordTranscriptsTests", dependencies: ["HotwordTranscripts"]),
         .testTarget(name: "HotwordSUSITests", dependencies: ["HotwordSUSI", "HotwordTestSupport", logging]),
         .testTarget(name: "HotwordHistoryTests", dependencies: ["HotwordHistory", "HotwordTestSupport", "hotword-history-writer",
                                                          .product(name: "GRDB", package: "GRDB.swift")]),

@@ -22,6 +22,8 @@ DIR/hotword_<version>_<arch>.deb (DIR: the project folder). Install it with
   /usr/share/man/man1/hotword.1.gz          the manual, from --help
   /lib/systemd/system/hotword.service       the service (enabled on installation)
   /lib/systemd/system/hotword-wyoming.service   `hotword serve` for Home Assistant (not enabled)
+  /lib/systemd/system/hotword-whisper.service   Whisper speech to text (not enabled; set up by
+                                            /usr/share/hotword/install-whisper.sh)
   /usr/lib/systemd/user/hotword.service     the unit for desktop sessions
 
 Options:
@@ -121,6 +123,8 @@ unit() {
 }
 unit systemd/hotword.service "$stage/lib/systemd/system/hotword.service"
 unit systemd/hotword-wyoming.service "$stage/lib/systemd/system/hotword-wyoming.service"
+unit systemd/hotword-whisper.service "$stage/lib/systemd/system/hotword-whisper.service"
+install -m 0755 scripts/install-whisper.sh "$stage/usr/share/hotword/install-whisper.sh"
 unit systemd/user/hotword.service "$stage/usr/lib/systemd/user/hotword.service"
 
 install -m 0755 packaging/deb/postinst packaging/deb/prerm packaging/deb/postrm "$stage/DEBIAN/"

@@ -68,6 +68,8 @@ id -nG hotword | grep -qw audio || fail "user hotword is not in group audio: $(i
 [ "$(stat -c '%a %U' /var/lib/hotword)" = "700 hotword" ] || fail "/var/lib/hotword is $(stat -c '%a %U' /var/lib/hotword)"
 [ -L /etc/systemd/system/multi-user.target.wants/hotword.service ] || fail "hotword.service is not enabled"
 [ ! -e /etc/systemd/system/multi-user.target.wants/hotword-wyoming.service ] || fail "hotword-wyoming.service is enabled"
+[ ! -e /etc/systemd/system/multi-user.target.wants/hotword-whisper.service ] || fail "hotword-whisper.service is enabled"
+[ -x /usr/share/hotword/install-whisper.sh ] || fail "/usr/share/hotword/install-whisper.sh is not installed"
 pass "configuration valid, 0640 root:hotword; user hotword in audio; /var/lib/hotword 0700; hotword.service enabled"
 
 verify="$(systemd-analyze verify /lib/systemd/system/hotword.service /lib/systemd/system/hotword-wyoming.service 2>&1)" \
@@ -77,7 +79,11 @@ mkdir -p "$work/runtime"
 verify="$(XDG_RUNTIME_DIR="$work/runtime" systemd-analyze --user verify /usr/lib/systemd/user/hotword.service 2>&1)" \
   || fail "systemd-analyze --user verify: $verify"
 [ -z "$verify" ] || fail "systemd-analyze --user verify: $verify"
-pass "systemd-analyze verify: the two system units and the user unit, silent"
+# The Whisper unit's program comes with install-whisper.sh: that it is missing is all there is to say.
+verify="$(systemd-analyze verify /lib/systemd/system/hotword-whisper.service 2>&1 || true)"
+[ "$verify" = "hotword-whisper.service: Command /opt/hotword-whisper/venv/bin/wyoming-faster-whisper is not executable: No such file or directory" ] \
+  || fail "systemd-analyze verify hotword-whisper.service: $verify"
+pass "systemd-analyze verify: the three system units and the user unit (the Whisper unit's program not yet installed)"
 
 # An upgrade keeps the administrator's configuration, its mode, and a disabled service disabled.
 echo '# changed by the administrator' >> /etc/hotword/hotword.toml

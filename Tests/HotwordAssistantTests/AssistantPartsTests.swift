@@ -63,7 +63,9 @@ struct AssistantPartsTests {
         let events: [AssistantEvent] = [
             .state(.listening), .wake(keyword: "hey susi", score: 0.98765, time: 3.14159),
             .bargeIn(interrupted: .speaking), .utteranceStart(time: 3.5), .utteranceEnd(duration: 2.25, reason: .trailingSilence),
-            .noSpeech, .transcript("what's \"up\"\n"), .answer("SUSI: Hi\tthere"), .error(stage: .ask, message: "SUSI server unreachable"),
+            .noSpeech, .transcript("what's \"up\"\n", engine: .wyoming, seconds: 0.4126), .answer("SUSI: Hi\tthere"), .error(stage: .ask, message: "SUSI server unreachable"),
+            .speechToTextLost(engine: .wyoming, fallback: .pocketsphinx, message: "speech to text (wyoming): cannot connect"),
+            .speechToTextRestored(engine: .wyoming),
         ]
         let lines = events.map(\.json)
         #expect(lines[0] == #"{"event":"state","state":"listening"}"#)
@@ -71,7 +73,7 @@ struct AssistantPartsTests {
         #expect(lines[2] == #"{"event":"barge_in","interrupted":"speaking"}"#)
         #expect(lines[4] == #"{"event":"utterance_end","duration":2.25,"reason":"trailing_silence"}"#)
         #expect(lines[5] == #"{"event":"no_speech"}"#)
-        #expect(lines[6] == #"{"event":"transcript","text":"what's \"up\"\n"}"#)
+        #expect(lines[6] == #"{"event":"transcript","text":"what's \"up\"\n","stt_engine":"wyoming","latency_s":0.413}"#)
         // A program reading the answer knows who spoke: the text is the answer alone.
         #expect(lines[7] == #"{"event":"answer","text":"Hi\tthere"}"#)
         for line in lines {
@@ -81,8 +83,14 @@ struct AssistantPartsTests {
         }
         let transcript = try JSONSerialization.jsonObject(with: Data(lines[6].utf8)) as? [String: Any]
         #expect(transcript?["text"] as? String == "what's \"up\"\n")
-        #expect(events.compactMap(\.text) == ["You: what's \"up\"\n", "SUSI: Hi\tthere"])
-        #expect(AssistantEvent.transcript("").text == "You: …")
+        #expect(lines[9] == #"{"event":"stt_lost","stt_engine":"wyoming","fallback":"pocketsphinx","message":"speech to text (wyoming): cannot connect"}"#)
+        #expect(lines[10] == #"{"event":"stt_restored","stt_engine":"wyoming"}"#)
+        #expect(events.compactMap(\.text) == [
+            "You: what's \"up\"\n", "SUSI: Hi\tthere",
+            "(speech to text (wyoming): cannot connect; pocketsphinx hears the questions until wyoming answers again)",
+            "(speech to text: wyoming answers again)",
+        ])
+        #expect(AssistantEvent.transcript("", engine: .pocketsphinx, seconds: 0).text == "You: …")
     }
 
     @Test func jsonStringsReadBackAsTheTextTheyWereMadeFrom() throws {

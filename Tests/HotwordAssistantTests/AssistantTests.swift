@@ -34,7 +34,7 @@ struct AssistantTests {
         }
 
         var wakes: Int { count { if case .wake = $0 { true } else { false } } }
-        var transcripts: [String] { events.compactMap { if case .transcript(let text) = $0 { text } else { nil } } }
+        var transcripts: [String] { events.compactMap { if case .transcript(let text, _, _) = $0 { text } else { nil } } }
         func entered(_ state: AssistantState) -> Int { count { $0 == .state(state) } }
     }
 

@@ -73,6 +73,7 @@ struct ConfigurationTests {
 
             [stt]
             backend = "command"
+            fallback = "none"
             [stt.pocketsphinx]
             acoustic_model = "/m/hmm"
             language_model = "/m/lm.bin"
@@ -136,7 +137,7 @@ struct ConfigurationTests {
         #expect(c.recording.maxLengthSeconds == 12 && c.recording.noSpeechTimeoutSeconds == 4.5)
         #expect(c.recording.minimumSpeechSeconds == 0.15)
         #expect(c.recording.vadMarginDecibels == 12 && c.recording.vadMinimumDecibels == -50)
-        #expect(c.stt.backend == .command)
+        #expect(c.stt.backend == .command && c.stt.fallback == .none)
         #expect(c.stt.pocketsphinx == PocketSphinxConfiguration(acousticModel: "/m/hmm", languageModel: "/m/lm.bin",
                                                                  dictionary: "/m/words.dict", logFile: "/tmp/ps.log"))
         #expect(c.stt.http == HTTPRecognizerConfiguration(url: URL(string: "http://10.0.0.2:9000/v1/audio/transcriptions")!,
@@ -217,6 +218,7 @@ struct ConfigurationTests {
 
             [stt]
             backend = "whisper"
+            fallback = "whisper"
 
             [susi]
             server = "ftp://example.org"
@@ -235,11 +237,12 @@ struct ConfigurationTests {
             .invalidValue(file: "hotword.toml", line: 8, key: "wake.barge_in", value: "\"yes\"", expected: "true or false"),
             .invalidValue(file: "hotword.toml", line: 11, key: "stt.backend", value: "\"whisper\"",
                           expected: "one of \"pocketsphinx\", \"http\", \"command\", \"wyoming\""),
-            .invalidValue(file: "hotword.toml", line: 14, key: "susi.server", value: "\"ftp://example.org\"", expected: "an http:// or https:// URL"),
-            .invalidValue(file: "hotword.toml", line: 15, key: "susi.timezone_offset", value: "12.5",
+            .invalidValue(file: "hotword.toml", line: 12, key: "stt.fallback", value: "\"whisper\"", expected: "one of \"pocketsphinx\", \"none\""),
+            .invalidValue(file: "hotword.toml", line: 15, key: "susi.server", value: "\"ftp://example.org\"", expected: "an http:// or https:// URL"),
+            .invalidValue(file: "hotword.toml", line: 16, key: "susi.timezone_offset", value: "12.5",
                           expected: "a whole number from -840 to 840 minutes (UTC+2 is -120)"),
-            .invalidValue(file: "hotword.toml", line: 16, key: "susi.follow_up_s", value: "-1", expected: "a number from 0 to 60 seconds (0: off)"),
-            .invalidValue(file: "hotword.toml", line: 19, key: "recording.trailing_silence_s", value: "-1",
+            .invalidValue(file: "hotword.toml", line: 17, key: "susi.follow_up_s", value: "-1", expected: "a number from 0 to 60 seconds (0: off)"),
+            .invalidValue(file: "hotword.toml", line: 20, key: "recording.trailing_silence_s", value: "-1",
                           expected: "a number from 0.1 to 10 seconds"),
         ])
         #expect(errors[1].description == "hotword.toml:3: audio.volume = 150 is invalid: expected a whole number from 0 to 100 percent")

@@ -1,6 +1,7 @@
 import Foundation
 import HotwordAssistant
 import HotwordTestSupport
+import HotwordWyoming
 import Testing
 
 /// The assistant hearing arrays (`QueuedAudio`) instead of a microphone, as fast as it can: the
@@ -83,7 +84,7 @@ struct ConversationTests {
             case .wake: "wake"
             case .utteranceStart: "start"
             case .utteranceEnd(_, let reason): "end \(reason.rawValue)"
-            case .transcript(let text): "you: \(text)"
+            case .transcript(let text, _, _): "you: \(text)"
             case .answer(let text): "susi: \(text)"
             default: "\(event)"
             }
@@ -91,6 +92,64 @@ struct ConversationTests {
         #expect(kinds == ["listening", "wake", "recording", "start", "end trailing_silence", "transcribing",
                           "you: what is the weather like today", "asking", "speaking", "susi: SUSI: Sunny.", "listening"])
         #expect(rig.server.chatRequests.map { $0.query("q") } == ["what is the weather like today"])
+    }
+
+    /// A Wyoming speech server that stops and comes back: pocketsphinx hears the questions
+    /// meanwhile, the outage is reported once, and the server is used again once it is back.
+    @Test func questionsAreHeardWhileTheSpeechServerIsDownAndByItWhenItIsBack() async throws {
+        var server: PythonSpeechServer? = try PythonSpeechServer()
+        let endpoint = try #require(server?.endpoint)
+        guard case .tcp(_, let port) = endpoint else { Issue.record("\(endpoint)"); return }
+        let rig = try await Rig {
+            $0.stt.backend = .wyoming
+            $0.stt.wyoming = WyomingServiceConfiguration(endpoint: endpoint, timeout: .seconds(10))
+        }
+        func ask(_ question: String, answered: Int) async throws -> Bool {
+            rig.microphone.say(try await Self.question("hey susi, \(question)"))
+            // More patience than the others: the first question of the outage loads pocketsphinx too.
+            return await rig.log.wait(timeout: Self.patience * 3) { rig.log.entered(.listening) == answered + 1 }
+        }
+        var answered = [try await ask("what is the weather like today", answered: 1)]
+        server = nil  // stopped: its port refuses connections
+        answered.append(try await ask("what time is it", answered: 2))
+        answered.append(try await ask("what is the weather like today", answered: 3))
+        server = try PythonSpeechServer(port: Int(port))
+        answered.append(try await ask("what time is it", answered: 4))
+        await rig.stop()
+
+        #expect(answered == [true, true, true, true], "\(rig.log.events)")
+        let engines = rig.log.events.compactMap { if case .transcript(_, let engine, _) = $0 { engine } else { nil } }
+        #expect(engines == [.wyoming, .pocketsphinx, .pocketsphinx, .wyoming])
+        let transcripts = rig.log.transcripts
+        #expect(transcripts.count == 4 && transcripts[0].hasPrefix("heard ") && transcripts[3].hasPrefix("heard "), "\(transcripts)")
+        #expect(transcripts.count == 4 && !transcripts[1].hasPrefix("heard ") && !transcripts[2].hasPrefix("heard "), "\(transcripts)")
+        let outages = rig.log.events.filter { if case .speechToTextLost = $0 { true } else { false } }
+        guard case .speechToTextLost(.wyoming, .pocketsphinx, let message)? = outages.first, outages.count == 1 else {
+            Issue.record("one outage reported: \(outages)")
+            return
+        }
+        #expect(message.contains("\(endpoint)") && message.contains("refused"), "\(message)")
+        #expect(rig.log.events.filter { $0 == .speechToTextRestored(engine: .wyoming) }.count == 1)
+        #expect(Self.errors(rig.log).isEmpty, "\(Self.errors(rig.log))")
+        #expect(rig.server.chatRequests.map { $0.query("q") } == transcripts.filter { !$0.isEmpty })
+    }
+
+    @Test func withoutAFallbackAQuestionTheServerCannotHearIsApologisedFor() async throws {
+        let endpoint = try PythonSpeechServer().endpoint  // gone once made: its port refuses
+        let rig = try await Rig {
+            $0.stt.backend = .wyoming
+            $0.stt.fallback = .none
+            $0.stt.wyoming = WyomingServiceConfiguration(endpoint: endpoint, timeout: .seconds(10))
+        }
+        rig.microphone.say(try await Self.question("hey susi, what time is it"))
+        let done = await rig.log.wait(timeout: Self.patience) { rig.log.entered(.listening) == 2 }
+        await rig.stop()
+
+        #expect(done, "\(rig.log.events)")
+        #expect(rig.log.transcripts.isEmpty && rig.server.chatRequests.isEmpty)
+        #expect(rig.log.events.contains(.answer("SUSI: Sorry, I could not make out what you said.")), "\(rig.log.events)")
+        guard case .error(.transcribe, let message)? = Self.errors(rig.log).first else { Issue.record("\(rig.log.events)"); return }
+        #expect(message.hasPrefix("speech to text (wyoming): ") && message.contains("refused"), "\(message)")
     }
 
     @Test func aQuestionRightAfterAnotherIsHeardWholeAndOnlyOnce() async throws {
@@ -264,8 +323,9 @@ struct ConversationTests {
         #expect(rig.server.requests(to: "/cms/feedbackLog.json").first?.query("susi_reply") == "I am SUSI.")
         #expect(rig.server.chatRequests.count == 1, "the thanks was not a question")
         #expect(rig.log.transcripts.last == "thank you", "\(rig.log.transcripts)")
-        #expect(Array(rig.log.events.suffix(4)) == [.transcript("thank you"), .state(.speaking),
-                                                     .answer("SUSI: Thank you! I told SUSI."), .state(.listening)])
+        let last = Array(rig.log.events.suffix(4))
+        guard case .transcript("thank you", .pocketsphinx, _)? = last.first else { Issue.record("\(last)"); return }
+        #expect(Array(last.dropFirst()) == [.state(.speaking), .answer("SUSI: Thank you! I told SUSI."), .state(.listening)])
     }
 
     @Test func otherSpeechRightAfterAnAnswerIsDroppedNotAsked() async throws {

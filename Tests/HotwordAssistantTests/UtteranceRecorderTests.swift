@@ -31,8 +31,15 @@ struct UtteranceRecorderTests {
         return result
     }
 
+    /// Settings with a pre-roll of 0.3 s (`[recording] pre_roll_ms = 300`; none by default).
+    static let preRolled: RecordingSettings = {
+        var settings = RecordingSettings()
+        settings.preRollSeconds = 0.3
+        return settings
+    }()
+
     /// A recorder that has heard a second of the room, started with `preRoll`.
-    static func recorder(_ settings: RecordingSettings = RecordingSettings(), preRoll: [Float],
+    static func recorder(_ settings: RecordingSettings = preRolled, preRoll: [Float],
                          afterWakeWord: Bool = true) -> UtteranceRecorder {
         let recorder = UtteranceRecorder(settings: settings)
         room(1, seed: 9).withUnsafeBufferPointer { recorder.listen($0) }
@@ -89,8 +96,9 @@ struct UtteranceRecorderTests {
         #expect(!recorder.isRecording)
     }
 
-    @Test func aQuestionInTheSameBreathAsTheWakeWordKeepsThePreRoll() throws {
+    @Test func aQuestionInTheSameBreathWithoutAPauseStartsAtTheDetection() throws {
         // Speech runs across the detection: the end of the wake word, then the question at once.
+        // Without a pause in the pre-roll all of it is the wake word's: left out.
         let preRoll = Self.speech(syllables: 2, seed: 7).suffix(Self.samples(0.3)).map { $0 }
         let audio = Self.speech(syllables: 4) + Self.room(3)
         let (statuses, taken) = Self.feed(Self.recorder(preRoll: preRoll), audio)
@@ -98,9 +106,9 @@ struct UtteranceRecorderTests {
             Issue.record("no utterance: \(statuses)")
             return
         }
-        #expect(utterance.preRollCount == preRoll.count)
-        #expect(utterance.samples == preRoll + Array(audio.prefix(taken)))
-        #expect(utterance.speechStart == preRoll.count)
+        #expect(utterance.preRollCount == 0)
+        #expect(utterance.samples == Array(audio.prefix(taken)))
+        #expect(utterance.speechStart == 0)
     }
 
     /// A detector may fire before the wake word has ended: the rest of it, then a pause, then
@@ -156,7 +164,7 @@ struct UtteranceRecorderTests {
     }
 
     @Test func endlessSpeechStopsAtTheMaximumLength() {
-        var settings = RecordingSettings()
+        var settings = Self.preRolled
         settings.maxLengthSeconds = 2
         let recorder = Self.recorder(settings, preRoll: Self.room(0.3))
         let (statuses, taken) = Self.feed(recorder, Self.speech(syllables: 20))
@@ -166,7 +174,8 @@ struct UtteranceRecorderTests {
         }
         #expect(utterance.end == .maxLength)
         #expect(taken == Self.samples(2))
-        #expect(utterance.samples.count == Self.samples(0.3) + Self.samples(2))
+        // The room before the detection is a pause: the question starts after it, at the detection.
+        #expect(utterance.samples.count == Self.samples(2))
     }
 
     @Test func theAssistantsOwnCueIsNotTakenForSpeech() {
@@ -190,15 +199,18 @@ struct UtteranceRecorderTests {
         #expect(statuses.last == .noSpeech(consumed: Self.samples(3) % Self.chunk))
     }
 
-    @Test func aShortStreamGivesWhatPreRollThereIs() {
-        let recorder = Self.recorder(preRoll: [0.1, 0.2, 0.3])
+    @Test func aShortStreamGivesWhatPreRollThereIsAfterItsPause() {
+        // 0.2 s of room (a pause), then the start of the question, and less than the 0.3 s pre-roll in all.
+        let preRoll = Self.room(0.2) + [0.1, 0.2, 0.3]
+        let recorder = Self.recorder(preRoll: preRoll)
         let (statuses, _) = Self.feed(recorder, Self.speech(syllables: 2) + Self.room(1))
         guard case .finished(let utterance, _)? = statuses.last else {
             Issue.record("no utterance: \(statuses)")
             return
         }
-        #expect(utterance.preRollCount == 3)
-        #expect(Array(utterance.samples.prefix(3)) == [0.1, 0.2, 0.3])
+        // From the end of the pause: the last 10 ms frame, which holds the question's start.
+        #expect(utterance.preRollCount == VoiceActivityDetector.frameLength)
+        #expect(Array(utterance.samples.prefix(utterance.preRollCount)) == Array(preRoll.suffix(VoiceActivityDetector.frameLength)))
     }
 
     @Test func realSpeechWithPausesBetweenWordsIsKeptWhole() async throws {

@@ -11,9 +11,10 @@ final class PythonSpeechServer: @unchecked Sendable {  // @unchecked: `process` 
     private let process = Process()
     let endpoint: WyomingEndpoint
 
-    init(mode: String = "normal") throws {
+    /// - Parameter port: 0 for any free one; another to come back where a stopped server was.
+    init(mode: String = "normal", port: Int = 0) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script.path, "--mode", mode]
+        process.arguments = ["python3", Self.script.path, "--mode", mode, "--port", "\(port)"]
         let output = Pipe()
         process.standardOutput = output
         try process.run()

@@ -8,6 +8,7 @@ until it is stopped.
   synthesize          → 22050 Hz 16-bit mono: a 440 Hz tone at half scale, 0.1 s per word, in 50 ms chunks
 
   --mode normal | error (an `error` event instead of the answer) | silent (no answer at all)
+  --port N: listen on this port (a server that comes back where it was); 0, the default: any free one
 """
 import argparse
 import asyncio
@@ -67,8 +68,9 @@ class Handler(AsyncEventHandler):
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mode", choices=["normal", "error", "silent"], default="normal")
+    parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
-    server = AsyncTcpServer("127.0.0.1", 0)
+    server = AsyncTcpServer("127.0.0.1", args.port)
     await server.start(partial(Handler, args.mode))
     port = server._server.sockets[0].getsockname()[1]
     print(f"listening on tcp://127.0.0.1:{port}", flush=True)

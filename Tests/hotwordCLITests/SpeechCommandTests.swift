@@ -168,4 +168,64 @@ struct SpeechCommandTests {
             #expect(result.stderr.contains("tts.backend"), "\(result.stderr)")
         }
     }
+
+    /// A folder with a reference list of two one-second WAVs, and an engine (a program) that hears
+    /// "the cat sit on mat" in anything.
+    private func referenceList(_ lines: String) throws -> (folder: URL, list: String, engine: [String]) {
+        let folder = try TestPaths.temporaryDirectory()
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("clips"), withIntermediateDirectories: true)
+        for name in ["clips/a.wav", "b.wav"] {
+            try AudioFileWriter.writeWAV([Float](repeating: 0, count: 16_000), to: folder.appendingPathComponent(name), sampleRate: 16_000)
+        }
+        let list = folder.appendingPathComponent("transcripts.tsv")
+        try lines.write(to: list, atomically: true, encoding: .utf8)
+        let engine = try script("stt", in: folder, "echo 'The cat sit on mat.'")
+        return (folder, list.path, ["--backend", "command", "--command", "\(engine) {wav}"])
+    }
+
+    @Test func transcribeScoresAReferenceListPerFileAndInTotal() async throws {
+        let (folder, list, engine) = try referenceList("file\ttext\nclips/a.wav\tThe cat sat on the mat.\nb.wav\tthe cat sit on mat\n")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try await HotwordBinary.run(["transcribe", "--reference", list] + engine)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+        try #require(lines.count == 3, "\(result.stdout)")
+        #expect(lines[0] == ["clips/a.wav", "WER 33.3 %", "S 1 D 1 I 0 of 6", "The cat sit on mat."])
+        #expect(lines[1] == ["b.wav", "WER 0.0 %", "S 0 D 0 I 0 of 5", "The cat sit on mat."])
+        #expect(lines[2].prefix(3) == ["total", "WER 18.2 %", "S 1 D 1 I 0 of 11"], "\(lines[2])")
+        #expect(lines[2][3].hasPrefix("2 files, 2.0 s of audio in "), "\(lines[2])")
+
+        let json = try await HotwordBinary.run(["transcribe", "--reference", list, "--first", "1", "--json"] + engine)
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let total = try #require(object["total"] as? [String: Any])
+        #expect(total["files"] as? Int == 1 && total["substitutions"] as? Int == 1 && total["deletions"] as? Int == 1)
+        #expect(total["insertions"] as? Int == 0 && total["reference_words"] as? Int == 6 && total["wer"] as? Double == 0.3333)
+        #expect(total["audio_seconds"] as? Double == 1 && total["real_time_factor"] != nil)
+        let files = try #require(object["files"] as? [[String: Any]])
+        #expect(files.count == 1 && files[0]["file"] as? String == "clips/a.wav" && files[0]["transcript"] as? String == "The cat sit on mat.")
+        #expect(files[0]["reference"] as? String == "The cat sat on the mat." && files[0]["transcribing_seconds"] != nil)
+    }
+
+    @Test func aWrongLineOfTheReferenceListIsNamedBeforeAnythingIsTranscribed() async throws {
+        let (folder, list, engine) = try referenceList("clips/a.wav\tthe cat\nb.wav the cat\n")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try await HotwordBinary.run(["transcribe", "--reference", list] + engine)
+        #expect(result.status == 78)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "Error: \(list):2: no tab: expected file<TAB>text\n")
+        let missing = try await HotwordBinary.run(["transcribe", "--reference", folder.appendingPathComponent("none.tsv").path] + engine)
+        #expect(missing.status == 78 && missing.stderr.hasPrefix("Error: cannot read the reference list "), "\(missing.stderr)")
+        let both = try await HotwordBinary.run(["transcribe", "x.wav", "--reference", list])
+        #expect(both.status == 64, "\(both.stderr)")
+    }
+
+    @Test func aReferencedFileThatCannotBeReadIsNamedAndLeftOutOfTheTotal() async throws {
+        let (folder, list, engine) = try referenceList("missing.wav\tthe cat\nb.wav\tthe cat sit on mat\n")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try await HotwordBinary.run(["transcribe", "--reference", list] + engine)
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("Error: \(list):1: ") && result.stderr.contains("missing.wav"), "\(result.stderr)")
+        #expect(result.stdout.contains("total\tWER 0.0 %\tS 0 D 0 I 0 of 5\t1 files") && result.stdout.contains("1 failed, not counted"), "\(result.stdout)")
+    }
 }

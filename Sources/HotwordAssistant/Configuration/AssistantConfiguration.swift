@@ -145,7 +145,14 @@ public struct SpeechToTextSettings: Sendable, Equatable {
         case pocketsphinx, http, command, wyoming
     }
 
+    /// What hears a question when the configured engine cannot (its server down, say).
+    public enum Fallback: String, Sendable, CaseIterable {
+        case pocketsphinx, none
+    }
+
     public var backend = Backend.pocketsphinx
+    /// Only for a backend other than pocketsphinx (see `QuestionTranscriber`).
+    public var fallback = Fallback.pocketsphinx
     public var pocketsphinx = PocketSphinxConfiguration()
     /// whisper.cpp's server listens on port 8080 by default.
     public var http = HTTPRecognizerConfiguration(url: URL(string: "http://127.0.0.1:8080/v1/audio/transcriptions")!)

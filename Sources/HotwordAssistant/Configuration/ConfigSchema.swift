@@ -87,6 +87,7 @@ enum ConfigSchema {
         ], subsections: []),
         "stt": Section(keys: [
             key("backend", .choice(SpeechToTextSettings.Backend.self)) { $0.stt.backend = $1 },
+            key("fallback", .choice(SpeechToTextSettings.Fallback.self)) { $0.stt.fallback = $1 },
         ], subsections: ["pocketsphinx", "http", "command", "wyoming"]),
         "stt.pocketsphinx": Section(keys: [
             key("acoustic_model", .path()) { $0.stt.pocketsphinx.acousticModel = $1 },

@@ -307,9 +307,9 @@ actor Conversation {
         defer { endSession(id) }
         let asked = Date()
         var clock = ContinuousClock.now
-        let text: String
+        let transcription: Transcription
         do {
-            text = try await parts.recognizer.transcribe(utterance.samples)
+            transcription = try await parts.transcriber.transcribe(utterance.samples)
         } catch {
             // A wake word (or stop) meanwhile cancelled the question, and the recogniser failed
             // because of that: nothing went wrong, and the new question must not get an apology.
@@ -323,6 +323,20 @@ actor Conversation {
             return
         }
         guard isCurrent(id) else { return }
+        let text = transcription.text
+        let transcribing = Self.milliseconds(since: &clock)
+        switch transcription.availability {
+        case .lost(let error):
+            emit(.speechToTextLost(engine: configuration.stt.backend, fallback: transcription.engine, message: error.description))
+            if !followUp {  // speech heard without the wake word is no reason to talk
+                _ = await say("My speech recognition server cannot be reached. I am using the built-in one until it is back.", epoch: epoch)
+                clock = ContinuousClock.now  // saying so is neither transcribing nor asking
+            }
+        case .restored:
+            emit(.speechToTextRestored(engine: transcription.engine))
+        case nil:
+            break
+        }
         let intent: VoiceIntent
         if followUp {
             guard let rating = parts.phrases.rating(of: text) else {
@@ -336,9 +350,9 @@ actor Conversation {
         var exchange = Exchange(time: asked, source: .voice, wakeWord: wake?.keyword, wakeScore: wake.map { Double($0.score) },
                                 question: text, answer: "", origin: .local,
                                 timings: Exchange.Timings(recording: Int(utterance.duration * 1000),
-                                                          transcribing: Self.milliseconds(since: &clock)))
+                                                          transcribing: transcribing))
         logger.info("transcribed \(String(format: "%.1f", utterance.duration)) s in \(exchange.timings.transcribing ?? 0) ms")
-        emit(.transcript(text))
+        emit(.transcript(text, engine: transcription.engine, seconds: Double(transcribing) / 1000))
         guard !text.isEmpty else {
             await reply("Sorry, I didn't catch that.", epoch: epoch)
             return

@@ -37,8 +37,15 @@ public enum AssistantEvent: Sendable, Equatable {
     case utteranceEnd(duration: Double, reason: Utterance.End)
     /// Nobody spoke after the wake word.
     case noSpeech
-    /// The question as text ("" when nothing was recognised).
-    case transcript(String)
+    /// The question as text ("" when nothing was recognised), which engine heard it, and the
+    /// seconds from the end of its recording to the text (when SUSI is asked): the latency
+    /// speech to text adds.
+    case transcript(String, engine: SpeechToTextSettings.Backend, seconds: Double)
+    /// The configured speech-to-text engine cannot be used (`message`: why); `fallback` hears
+    /// the questions until it answers again. Once per outage.
+    case speechToTextLost(engine: SpeechToTextSettings.Backend, fallback: SpeechToTextSettings.Backend, message: String)
+    /// The configured speech-to-text engine answers again, after `speechToTextLost`.
+    case speechToTextRestored(engine: SpeechToTextSettings.Backend)
     /// Text to show: SUSI's answer (`SUSI: …`), a table, a list, or a polite message.
     case answer(String)
     /// Something failed; the assistant carries on listening. `message` is the technical reason.
@@ -60,8 +67,14 @@ public enum AssistantEvent: Sendable, Equatable {
             fields = [("event", .string("utterance_end")), ("duration", .number(Self.rounded(duration))), ("reason", .string(reason.rawValue))]
         case .noSpeech:
             fields = [("event", .string("no_speech"))]
-        case .transcript(let text):
-            fields = [("event", .string("transcript")), ("text", .string(text))]
+        case .transcript(let text, let engine, let seconds):
+            fields = [("event", .string("transcript")), ("text", .string(text)), ("stt_engine", .string(engine.rawValue)),
+                      ("latency_s", .number(Self.rounded(seconds)))]
+        case .speechToTextLost(let engine, let fallback, let message):
+            fields = [("event", .string("stt_lost")), ("stt_engine", .string(engine.rawValue)), ("fallback", .string(fallback.rawValue)),
+                      ("message", .string(message))]
+        case .speechToTextRestored(let engine):
+            fields = [("event", .string("stt_restored")), ("stt_engine", .string(engine.rawValue))]
         case .answer(let text):
             fields = [("event", .string("answer")), ("text", .string(SUSIRenderer.withoutSpeaker(text)))]
         case .error(let stage, let message):
@@ -73,7 +86,9 @@ public enum AssistantEvent: Sendable, Equatable {
     /// The event as the text mode shows it on standard output, or nil for events it leaves to the log.
     public var text: String? {
         switch self {
-        case .transcript(let text): "You: \(text.isEmpty ? "…" : text)"
+        case .transcript(let text, _, _): "You: \(text.isEmpty ? "…" : text)"
+        case .speechToTextLost(let engine, let fallback, let message): "(\(message); \(fallback.rawValue) hears the questions until \(engine.rawValue) answers again)"
+        case .speechToTextRestored(let engine): "(speech to text: \(engine.rawValue) answers again)"
         case .answer(let text): text
         default: nil
         }

@@ -50,7 +50,7 @@ struct ListenerSettings {
 /// What the conversation works with, and what a reload may change in it: the speech engines,
 /// the SUSI client, the phrases answered here, the cue, the hook.
 struct ConversationParts: Sendable {
-    let recognizer: any SpeechRecognizer
+    let transcriber: QuestionTranscriber
     let synthesizer: (any SpeechSynthesizer)?
     let susi: SUSIClient
     let renderer: SUSIRenderer
@@ -67,9 +67,9 @@ struct ConversationParts: Sendable {
     init(configuration: AssistantConfiguration, keywords: [String],
          reusing previous: (parts: ConversationParts, configuration: AssistantConfiguration)? = nil) async throws(AssistantError) {
         if let previous, previous.configuration.stt == configuration.stt {
-            recognizer = previous.parts.recognizer
+            transcriber = previous.parts.transcriber
         } else {
-            do throws(SpeechToTextError) { recognizer = try await configuration.stt.selected.makeRecognizer() } catch { throw .speechToText(error) }
+            do throws(SpeechToTextError) { transcriber = try await QuestionTranscriber(configuration.stt) } catch { throw .speechToText(error) }
         }
         if let previous, previous.configuration.tts == configuration.tts {
             synthesizer = previous.parts.synthesizer

@@ -1,7 +1,8 @@
 /// How the question after a wake word is cut out of the stream (`[recording]` of `hotword.toml`).
 public struct RecordingSettings: Sendable, Equatable {
-    /// Audio kept from before the detection's end, so words said right after the wake word
-    /// in one breath are in the utterance.
+    /// Audio kept from before the detection, for a question said in the same breath when the
+    /// detection comes late (inside the question). Only what follows a pause in it is kept: the
+    /// wake word's tail before the pause would be heard as a word ("the") before the question.
     public var preRollSeconds = 0.3
     /// The utterance ends after this much non-speech following speech.
     public var trailingSilenceSeconds = 0.8

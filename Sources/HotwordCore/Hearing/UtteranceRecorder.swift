@@ -226,6 +226,21 @@ public final class UtteranceRecorder {
         }
     }
 
+    /// The end of the last run of `pauseFrames` frames that are not speech in `storage[..<end]`,
+    /// frames counted back from `end`.
+    private func endOfLastPause(before end: Int) -> Int? {
+        let frame = VoiceActivityDetector.frameLength
+        var quiet = 0
+        var frameEnd = end
+        while frameEnd >= frame {
+            guard let isSpeech = vad.judge(UnsafeBufferPointer(rebasing: storage[(frameEnd - frame)..<frameEnd])) else { return nil }
+            quiet = isSpeech ? 0 : quiet + 1
+            if quiet == pauseFrames { return frameEnd - frame + quiet * frame }
+            frameEnd -= frame
+        }
+        return nil
+    }
+
     /// Ends a recording without an utterance (the assistant is stopping or starting over).
     public func cancel() {
         isRecording = false
@@ -235,7 +250,12 @@ public final class UtteranceRecorder {
         isRecording = false
         let speech = speechStart ?? preRollCount
         let lead = Int(Self.speechLeadSeconds * Double(AudioFormat.sampleRate))
-        let first = onset == .sameBreath ? 0 : min(max(0, min(speech, firstSound ?? speech) - lead), count)
+        // A question in the same breath starts after the last pause in the pre-roll (the wake word
+        // ends before it; a late detection falls in the question), else at the detection (no
+        // pause: the pre-roll is the wake word's own, which a recogniser would hear as "the").
+        let first = onset == .sameBreath
+            ? endOfLastPause(before: preRollCount) ?? preRollCount
+            : min(max(0, min(speech, firstSound ?? speech) - lead), count)
         return Utterance(samples: Array(UnsafeBufferPointer(rebasing: storage[first..<count])),
                          preRollCount: max(0, preRollCount - first), speechStart: speech - first, end: end)
     }

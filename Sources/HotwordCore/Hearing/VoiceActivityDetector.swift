@@ -45,11 +45,24 @@ public struct VoiceActivityDetector: Sendable {
             let background = Self.decibels(backgroundPower)
             let floor = noiseFloorDecibels ?? background
             let level = Self.decibels(power)
-            frame(level > floor + marginDecibels && level > minimumDecibels, index + 1)
+            frame(isSpeech(level: level, floor: floor), index + 1)
             noiseFloorDecibels = background < floor ? background : floor + Self.floorRise * (background - floor)
             frameEnergy = 0
             frameFill = 0
         }
+    }
+
+    /// Whether `frame` (10 ms) is speech against the background heard so far, without hearing
+    /// it (the floor stays); nil before the first frame.
+    public func judge(_ frame: UnsafeBufferPointer<Float>) -> Bool? {
+        guard let floor = noiseFloorDecibels else { return nil }
+        var energy: Float = 0
+        for sample in frame { energy += sample * sample }
+        return isSpeech(level: Self.decibels(energy / Float(max(frame.count, 1))), floor: floor)
+    }
+
+    private func isSpeech(level: Float, floor: Float) -> Bool {
+        level > floor + marginDecibels && level > minimumDecibels
     }
 
     /// Drops a partly filled frame, so the next frame starts with the next sample (the noise
