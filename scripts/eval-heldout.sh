@@ -5,8 +5,8 @@
 # keyword's recordings spread through that speech, under held-out noise at 10 dB SNR, and the
 # miss rate with each recording as the start of a stream of its own (speech from its first
 # sample, and 2 s in: `eval --lead`); then the miss rate with the same people under the same noise
-# at 0 dB over their speech, where the held-out judge's figures sit (docs/training.md, "Noise as
-# the judge mixes it").
+# at 0 dB over their speech (the noise heard alone between them), where the held-out judge's
+# figures sit (docs/training.md, "Noise as the judge mixes it").
 #
 #   scripts/eval-heldout.sh MODEL [KEYWORD-FOLDER…] [-- more eval options, e.g. --json (two reports) or --seed 11]
 #
@@ -27,7 +27,7 @@ hotword=${HOTWORD:-.build/release/hotword}
 "$hotword" eval --model "$model" "${args[@]}" --snr 10 --part test --passes 10 --lead 0 --lead 2 "$@"
 people=() noise=()
 for ((i = 0; i < ${#args[@]}; i += 2)); do
-  case ${args[i]} in --positives) people+=(--positives "${args[i+1]}") ;; --noise) noise+=(--noise "${args[i+1]}") ;; esac
+  case ${args[i]} in --positives) people+=(--positives "${args[i+1]}") ;; --noise | --noise-alone) noise+=("${args[i]}" "${args[i+1]}") ;; esac
 done
 if ((${#people[@]})); then
   echo "== the same people under the same noise at 0 dB" >&2
