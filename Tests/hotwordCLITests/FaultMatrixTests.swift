@@ -346,9 +346,11 @@ struct ServiceFaultTests {
         let susi = try SUSITestServer(fallback: .answer(FaultRig.answer))
         defer { susi.shutdown() }
         let port = try TestHTTPServer.unusedPort()
+        // This row has no stand-in (pocketsphinx standing in for the server: ConversationTests).
         let config = try rig.configuration(server: susi.baseURL, extra: """
             [stt]
             backend = "http"
+            fallback = "none"
             [stt.http]
             url = "http://127.0.0.1:\(port)/v1/audio/transcriptions"
             timeout_s = 5
@@ -371,7 +373,8 @@ struct ServiceFaultTests {
         #expect(daemon.errors.count == 1)
         #expect(error.hasPrefix("transcribe: ") && error.contains("127.0.0.1:\(port)"), "\(error)")
         #expect(whisper.requests.count == 1)
-        #expect(susi.chatRequests.map { $0.query("q") } == ["What time is it?"])
+        // The server's "What time is it?" as asked: lower case, sentence punctuation gone (QuestionText).
+        #expect(susi.chatRequests.map { $0.query("q") } == ["what time is it"])
     }
 
     /// Row: the speech-to-text program fails (as whisper-cli does without its model), then works.
@@ -386,9 +389,11 @@ struct ServiceFaultTests {
             if [ "$(wc -l < "$calls")" -eq 1 ]; then echo "whisper: cannot load model ggml-base.en.bin" >&2; exit 2; fi
             test -s "$1" && echo "what time is it"
             """)
+        // This row has no stand-in (pocketsphinx standing in for the program: ConversationTests).
         let config = try rig.configuration(server: susi.baseURL, extra: """
             [stt]
             backend = "command"
+            fallback = "none"
             [stt.command]
             arguments = ["\(program.path)", "{wav}"]
             """)

@@ -103,7 +103,8 @@ struct RunHistoryTests {
         #expect(reads.map(\.count) == reads.map(\.count).sorted(), "\(reads.map(\.count))")
         let result = try await HotwordBinary.run(["history", "--json", "--config", rig.config.path])
         let exchanges = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
-        #expect(exchanges.map { $0["question"] as? String } == ["who are you", "Thank you!", "what can you do"], "stderr: \(stderr)")
+        // As asked: lower case, sentence punctuation gone (QuestionText).
+        #expect(exchanges.map { $0["question"] as? String } == ["who are you", "thank you", "what can you do"], "stderr: \(stderr)")
         #expect(exchanges.map { $0["origin"] as? String } == ["susi", "local", "local"])
         #expect(exchanges.first?["rating"] as? String == "positive")
         #expect(exchanges.first?["skill"] as? String == SUSITestServer.skillPath())
