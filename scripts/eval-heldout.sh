@@ -8,7 +8,7 @@
 # at 0 dB over their speech (the noise heard alone between them), where the held-out judge's
 # figures sit (docs/training.md, "Noise as the judge mixes it").
 #
-#   scripts/eval-heldout.sh MODEL [KEYWORD-FOLDER…] [-- more eval options, e.g. --json (two reports) or --seed 11]
+#   scripts/eval-heldout.sh MODEL [KEYWORD-FOLDER…] [-- more eval options, e.g. --json (two JSON reports) or --seed 11]
 #
 # Ten passes (each clip heard ten times, in fresh noise and order): about 9 h of held-out speech
 # and 3.7 h of noise alone, a minute or two on the 2-core machine.
@@ -30,6 +30,6 @@ for ((i = 0; i < ${#args[@]}; i += 2)); do
   case ${args[i]} in --positives) people+=(--positives "${args[i+1]}") ;; --noise | --noise-alone) noise+=("${args[i]}" "${args[i+1]}") ;; esac
 done
 if ((${#people[@]})); then
-  echo "== the same people under the same noise at 0 dB" >&2
+  case " $* " in *" --json "*) ;; *) echo "== the same people under the same noise at 0 dB" ;; esac
   "$hotword" eval --model "$model" "${people[@]}" "${noise[@]}" --snr 0 --part test --passes 10 "$@"
 fi
