@@ -63,7 +63,9 @@ struct EvaluationDataOptions: ParsableArguments {
         return low...high
     }
 
-    func stream() throws -> EvaluationStream {
+    /// The stream of --negatives, --source and --noise-alone with the --positives spread through it
+    /// (`withKeywords`), noise at --snr under everything.
+    func stream(withKeywords: Bool = true) throws -> EvaluationStream {
         guard passes >= 1 else { throw ValidationError("--passes \(passes): expected at least 1") }
         let negativeParts = try Self.parts(part, option: "--part")
         // Every folder is a source of its own, so false alarms can be told per corpus.
@@ -83,11 +85,18 @@ struct EvaluationDataOptions: ParsableArguments {
         guard !negativeClips.isEmpty || alone.contains(where: { !$0.clips.isEmpty }) else {
             throw CommandFailure("no negative audio in \((negatives + sources + noiseAlone).joined(separator: ", ")) (part \(part) of --negatives); expected --negatives, --source or --noise-alone folders with audio files")
         }
-        let positiveBank = try positiveClips()
-        return EvaluationStream(positives: positiveBank.clips, positiveNames: positiveBank.paths, negatives: negativeClips,
+        let positiveBank = withKeywords ? try positiveClips() : nil
+        return EvaluationStream(positives: positiveBank?.clips ?? [], positiveNames: positiveBank?.paths ?? [], negatives: negativeClips,
                                 negativeNames: negativeNames, negativeSources: negativeSources, noise: try load(noise).clips,
                                 snr: noise.isEmpty ? nil : snr, noiseAlone: alone, keywordPause: try keywordPauseRange(),
                                 seed: seed, passes: passes)
+    }
+
+    /// The keyword clips alone, each between pauses, under the noise at `snr` dB over their speech.
+    func keywordStream(snr: Float) throws -> EvaluationStream {
+        let positiveBank = try positiveClips()
+        return EvaluationStream(positives: positiveBank.clips, positiveNames: positiveBank.paths, negatives: [],
+                                noise: try load(noise).clips, snr: snr, seed: seed, passes: passes)
     }
 
     /// The keyword clips heard as the start of a stream each, `lead` seconds before their speech,

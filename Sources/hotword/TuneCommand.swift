@@ -25,6 +25,13 @@ struct TuneCommand: ParsableCommand {
             false-alarm target's. Give it people saying the word that the model never trained \
             on — the validation part of their folder (--positives-part validation) — and no \
             synthetic voices, whose scores say little of people's.
+
+            --positives-snr hears the keyword clips in a stream of their own, under the noise at \
+            that SNR over their speech, and the speech without them at --snr: people are missed in \
+            louder noise than a model's false alarms need to be counted in, and noise that loud \
+            would mask the speech that wakes it. --every-source holds the target on each \
+            --negatives folder on its own too (counted), not only pooled: the default is set by \
+            the source that wakes the model most.
             """)
 
     @Option(help: "The model file to tune.")
@@ -37,6 +44,12 @@ struct TuneCommand: ParsableCommand {
 
     @Option(name: .customLong("miss-budget"), help: ArgumentHelp("Share of --positives' clips the default sensitivity may miss (e.g. 0.1), if that is stricter than the false-alarm target.", valueName: "SHARE"))
     var missBudget: Double?
+
+    @Option(name: .customLong("positives-snr"), help: ArgumentHelp("Hear --positives in a stream of their own, under the --noise at this SNR over their speech (dB, e.g. 0); the rest at --snr.", valueName: "DB"))
+    var positivesSNR: Float?
+
+    @Flag(name: .customLong("every-source"), help: "Hold the false-alarm target on each --negatives folder on its own, not only pooled.")
+    var everySource = false
 
     @Flag(name: .customLong("check-phrase"), inversion: .prefixedNo,
           help: "Store that detections must pass the phrase check by default (--no-check-phrase: that they need not; unset: as the model had it).")
@@ -64,14 +77,21 @@ struct TuneCommand: ParsableCommand {
         } catch {
             throw CommandFailure("\(error)", status: .configuration)
         }
+        if let positivesSNR {
+            guard !data.positives.isEmpty else { throw ValidationError("--positives-snr \(format(Double(positivesSNR), 1)): needs --positives, the keyword clips to hear under the noise") }
+            guard (-20...60).contains(positivesSNR) else { throw ValidationError("--positives-snr \(positivesSNR): expected dB between -20 and 60, e.g. 0") }
+        }
         var data = data
         data.useFetchedCorpora()
-        let stream = try data.stream()
+        if positivesSNR != nil, data.noise.isEmpty { throw ValidationError("--positives-snr: needs --noise (or a fetched noise corpus) to hear the keywords under") }
+        let stream = try data.stream(withKeywords: positivesSNR == nil)
+        let keywordStream = try positivesSNR.map { try data.keywordStream(snr: $0) }
         let check = try checkPhrase == true ? PhraseCheckOptions.spotter(
             phrase: loaded.keywords[0], thresholdPerPhone: checkThresholdPerPhone) : nil
         do {
-            let result = try Tuning.tune(loaded, over: ScoreTrace(loaded, stream: stream), target: target,
-                                         missBudget: missBudget, check: check)
+            let result = try Tuning.tune(loaded, over: ScoreTrace(loaded, stream: stream),
+                                         keywords: keywordStream.map { try ScoreTrace(loaded, stream: $0) }, target: target,
+                                         missBudget: missBudget, everySource: everySource, check: check)
             var tuned = result.model
             if let checkPhrase {
                 tuned.detection.phraseCheck = checkPhrase ? PhraseCheckDefaults(thresholdPerPhone: checkThresholdPerPhone) : nil
@@ -82,8 +102,12 @@ struct TuneCommand: ParsableCommand {
                 print("second stage by default: pocketsphinx spotting \"\(tuned.keywords.joined(separator: "\", \""))\", \(check.thresholdPerPhone) per phone")
             }
             let fitted = result.fittedFalseAlarmsPerHour.map { " (\(format($0, 2)) by the fit of their tail)" } ?? ""
-            let setBy = result.setByMissBudget ? " (set by the miss budget: stricter than the false-alarm target asks)" : ""
+            let setBy = result.setByMissBudget ? " (set by the miss budget: stricter than the false-alarm target asks)"
+                : result.setByWorstSource ? " (set by the worst source: the pooled target alone would be more lenient)" : ""
             print("threshold \(format(Double(chosen.threshold), 4)) at sensitivity 0.5\(setBy): \(format(chosen.falseAlarmsPerHour, 2)) false alarms/h\(fitted), miss rate \(format(chosen.missRate * 100, 1)) %")
+            if let worst = result.bySource.max(by: { $0.perHour < $1.perHour }) {
+                print("worst source there: \(worst.source), \(format(worst.perHour, 2)) false alarms/h (\(worst.falseAlarms) in \(format(worst.hours, 2)) h)")
+            }
             print("wrote \(out ?? path)")
         } catch {
             throw CommandFailure("\(error)")

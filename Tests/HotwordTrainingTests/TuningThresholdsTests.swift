@@ -66,3 +66,44 @@ struct MissBudgetTests {
         #expect(Tuning.defaultThreshold(deaf, targeted: 0.5, missBudget: 0.1) == 0.5)
     }
 }
+
+/// The false-alarm target held on every source on its own (`hotword tune --every-source`).
+@Suite("every source")
+struct EverySourceTests {
+    static func logit(_ threshold: Float) -> Float { log(threshold / (1 - threshold)) }
+
+    /// The worst source's rate at each threshold of the sweep, falling a decade a logit from 1000/h
+    /// at logit 0 (1/h at logit 3), except for one stricter threshold where a detection moved.
+    static let worst = Tuning.thresholds(checked: false).map { threshold in
+        (threshold: threshold, perHour: abs(logit(threshold) - 5) < 0.01 ? 2 : 1000 / pow(10, Double(logit(threshold))))
+    }
+
+    @Test func theLowestThresholdFromWhichUpNoSourceIsOverTheTarget() {
+        // Over 1/h up to logit 3 and again at logit 5: from 5.25 up every source is within.
+        let floor = Tuning.everySourceThreshold(Self.worst, target: 1)
+        #expect(abs(Self.logit(floor) - 5.25) < 1e-3, "\(Self.logit(floor))")
+        // No alarm anywhere: the lowest threshold; a source over everywhere: the highest.
+        let quiet = Self.worst.map { ($0.threshold, 0.0) }, loud = Self.worst.map { ($0.threshold, 50.0) }
+        #expect(Tuning.everySourceThreshold(quiet, target: 1) == Self.worst.first!.threshold)
+        #expect(Tuning.everySourceThreshold(loud, target: 1) == Self.worst.last!.threshold)
+    }
+
+    /// The worst source's threshold is a floor under the default, which a miss budget can still
+    /// raise but never lower; the pooled target's threshold stays the lenient end.
+    @Test func theWorstSourcesThresholdIsAFloorUnderTheDefault() {
+        let points = MissBudgetTests.points.map { point in
+            var point = point
+            point.falseAlarms = Int((1000 / pow(10, Double(Self.logit(point.threshold)))).rounded())
+            return point
+        }
+        let pooled = Tuning.operatingThresholds(points, target: 1)
+        let floor: Float = 1 / (1 + exp(-4.5))
+        let raised = Tuning.operatingThresholds(points, target: 1, floor: floor)
+        #expect(raised.middle == floor && pooled.middle < floor, "\(raised) \(pooled)")
+        // A budget of 10 % affords logit 3.75, below the floor: the floor holds.
+        #expect(Tuning.operatingThresholds(points, target: 1, missBudget: 0.1, floor: floor).middle == floor)
+        // A budget of 50 % affords stricter than the floor: the budget sets it, the floor is the lenient end.
+        let budgeted = Tuning.operatingThresholds(points, target: 1, missBudget: 0.5, floor: floor)
+        #expect(budgeted.middle > floor && budgeted.lenient == floor, "\(budgeted)")
+    }
+}

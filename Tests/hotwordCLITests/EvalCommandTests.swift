@@ -202,6 +202,47 @@ import Testing
         #expect(badPart.status != 0 && badPart.stderr.contains("--positives-part 'people': expected train, validation, test or all"), "\(badPart.stderr)")
     }
 
+    /// `--positives-snr` hears the keywords in a stream of their own under the noise at that SNR,
+    /// the speech without them at `--snr`: white noise 20 dB over the beeps masks some, 30 dB
+    /// under masks none.
+    @Test func keywordsAreHeardUnderNoiseOfTheirOwnLevel() async throws {
+        let noise = folder.appendingPathComponent("noise")
+        try FileManager.default.createDirectory(at: noise, withIntermediateDirectories: true)
+        var rng = SeededGenerator(seed: 7)
+        try AudioFileWriter.writeWAV((0..<160_000).map { _ in Float.random(in: -0.5...0.5, using: &rng) },
+                                     to: noise.appendingPathComponent("white.wav"), sampleRate: 16_000)
+        let tuned = folder.appendingPathComponent("noisy.hwks").path
+        func missRate(positivesSNR: String) async throws -> Double? {
+            let result = try await tuneOnTones(["--noise", noise.path, "--snr", "30", "--positives-snr=\(positivesSNR)"], out: tuned)
+            #expect(result.status == 0, "\(result.stderr)")
+            return result.stdout.split(separator: "\n").first { $0.hasPrefix("threshold ") }?
+                .split(separator: "miss rate ").last.flatMap { Double($0.dropLast(2)) }
+        }
+        let masked = try #require(try await missRate(positivesSNR: "-20")), clear = try #require(try await missRate(positivesSNR: "30"))
+        #expect(masked > 0 && clear == 0, "masked \(masked) %, clear \(clear) %")
+        let noPositives = try await HotwordBinary.run(["tune", "--model", modelPath, "--negatives", negatives, "--noise", noise.path,
+                                                       "--positives-snr", "0", "--out", tuned])
+        #expect(noPositives.status != 0 && noPositives.stderr.contains("--positives-snr 0.0: needs --positives"), "\(noPositives.stderr)")
+    }
+
+    /// `--every-source` holds the target on each `--negatives` folder alone: the beeps among the
+    /// negatives wake the model, 1200–2000 times an hour on their own source but 400–670 pooled
+    /// with the quiet one: against a target of 1000 only a threshold above every beep's score is left.
+    @Test func everySourceHoldsTheTargetOnEachFolderAlone() async throws {
+        let tuned = folder.appendingPathComponent("every-source.hwks").path
+        func tune(_ flags: [String]) async throws -> HotwordBinary.Result {
+            try await HotwordBinary.run(["tune", "--model", modelPath, "--negatives", negatives, "--negatives", keywordsAsNegatives,
+                                         "--part", "all", "--target-fa-per-hour", "1000", "--out", tuned] + flags)
+        }
+        let pooled = try await tune([])
+        #expect(pooled.status == 0 && pooled.stdout.hasPrefix("threshold 0.5000 "), "\(pooled.stdout) \(pooled.stderr)")
+        let everySource = try await tune(["--every-source"])
+        #expect(everySource.status == 0 && everySource.stdout.contains("(set by the worst source"), "\(everySource.stdout) \(everySource.stderr)")
+        #expect(everySource.stdout.contains("worst source there: "), "\(everySource.stdout)")
+        let threshold = try ModelStore.load(tuned).detection.sensitivityMap.threshold(forSensitivity: 0.5)
+        #expect(threshold > 0.99, "above every beep's score (the model's bias is logit −5): \(threshold)")
+    }
+
     /// `--check-phrase` stores the second stage in the model; a later tune without it keeps it,
     /// `--no-check-phrase` removes it.
     @Test func tuneStoresWhetherTheModelAsksForThePhraseCheck() async throws {

@@ -20,6 +20,10 @@ public enum Tuning {
         public var fittedFalseAlarmsPerHour: Double?
         /// Whether the miss budget, not the false-alarm target, set the threshold.
         public var setByMissBudget: Bool
+        /// Whether a source on its own (`everySource`), not the pooled target, set the threshold.
+        public var setByWorstSource: Bool
+        /// With `everySource`: each source's false alarms at the chosen threshold.
+        public var bySource: [SourceFalseAlarms]
     }
 
     /// Least distance, in logits, of the thresholds at sensitivity 0 and 1 from the one at 0.5.
@@ -35,22 +39,60 @@ public enum Tuning {
     /// With a `missBudget`, sensitivity 0.5 is stricter where the keywords allow it: the highest
     /// threshold missing at most that share of the stream's keywords, if above the target's
     /// (`defaultThreshold`).
-    public static func tune(_ model: KeywordModel, over trace: ScoreTrace, target: Double, missBudget: Double? = nil,
+    ///
+    /// `keywordTrace`, when given, is where the keywords are heard (the model's scores on a stream
+    /// of keyword clips alone, e.g. under louder noise than the speech): the miss rates are read
+    /// there and the false alarms on `trace`. Why apart: noise loud enough to be where people are
+    /// missed also masks the speech that wakes a model, so one stream at one level would set a
+    /// default lenient on misses and blind to its false alarms. With `everySource`, the target
+    /// holds for each source of `trace` on its own (counted, `everySourceThreshold`) as well as
+    /// pooled: a model is judged by the source that wakes it most.
+    public static func tune(_ model: KeywordModel, over trace: ScoreTrace, keywords keywordTrace: ScoreTrace? = nil,
+                            target: Double, missBudget: Double? = nil, everySource: Bool = false,
                             check: (any DetectionCheck)? = nil) throws -> Result {
-        let points = try Evaluation.thresholdSweep(model, over: trace, thresholds: thresholds(checked: check != nil), check: check)
-        let (strict, middle, lenient) = operatingThresholds(points, target: target, missBudget: missBudget)
-        let chosen = try Evaluation.thresholdSweep(model, over: trace, thresholds: [middle], check: check)[0]
+        func sweep(_ thresholds: [Float]) throws -> [OperatingPoint] {
+            let points = try Evaluation.thresholdSweep(model, over: trace, thresholds: thresholds, check: check)
+            guard let keywordTrace else { return points }
+            let heard = try Evaluation.thresholdSweep(model, over: keywordTrace, thresholds: thresholds, check: check)
+            return zip(points, heard).map { falseAlarms, keywords in
+                var point = falseAlarms
+                point.keywords = keywords.keywords
+                point.misses = keywords.misses
+                point.missedKeywords = keywords.missedKeywords
+                return point
+            }
+        }
+        let points = try sweep(thresholds(checked: check != nil))
+        let sourceFloor = everySource ? everySourceThreshold(
+            points.map { ($0.threshold, Evaluation.bySource($0, in: trace.stream).map(\.perHour).max() ?? 0) }, target: target) : nil
+        let (strict, middle, lenient) = operatingThresholds(points, target: target, missBudget: missBudget, floor: sourceFloor)
+        let chosen = try sweep([middle])[0]
         var tuned = model
         tuned.detection.sensitivity = 0.5
         tuned.detection.sensitivityMap = sensitivityMap(strict: strict, middle: middle, lenient: lenient)
         tuned.training.figures["tuned_target_false_alarms_per_hour"] = target
         tuned.training.figures["tuned_threshold"] = Double(chosen.threshold)
         tuned.training.figures["tuned_miss_budget"] = missBudget
+        tuned.training.figures["tuned_every_source"] = everySource ? 1 : nil
         let fitted = tailFit(points, for: target)?.ratePerHour(at: middle)
         tuned.training.figures["tuned_fitted_false_alarms_per_hour"] = fitted
         try tuned.validate()
+        let pooled = operatingThresholds(points, target: target).middle
         return Result(model: tuned, chosen: chosen, points: points, fittedFalseAlarmsPerHour: fitted,
-                      setByMissBudget: middle != operatingThresholds(points, target: target).middle)
+                      setByMissBudget: middle != operatingThresholds(points, target: target, floor: sourceFloor).middle,
+                      setByWorstSource: sourceFloor.map { $0 == middle && $0 > pooled } ?? false,
+                      bySource: everySource ? Evaluation.bySource(chosen, in: trace.stream) : [])
+    }
+
+    /// The lowest of a sweep's thresholds from which up no source counts more than `target` false
+    /// alarms per hour on its own (`worst`: each threshold's worst source's rate), or the highest
+    /// threshold if every one has a source over. Counted, not read off a fit: a source's own tail
+    /// is a handful of alarms at most. "From which up", as a stricter threshold can count more on
+    /// one source when a detection moves between clips.
+    public static func everySourceThreshold(_ worst: [(threshold: Float, perHour: Double)], target: Double) -> Float {
+        let ascending = worst.sorted { $0.threshold < $1.threshold }
+        guard let lastOver = ascending.lastIndex(where: { $0.perHour > target }) else { return ascending.first!.threshold }
+        return ascending[min(lastOver + 1, ascending.count - 1)].threshold
     }
 
     /// Sensitivity 0.5's threshold under a miss budget: the highest of the sweep's `points` that
@@ -69,14 +111,15 @@ public enum Tuning {
     /// tail's base. Never above the sweep's highest threshold. Where a `missBudget` sets the middle
     /// stricter than the target's (`defaultThreshold`), the target's threshold is the lenient end:
     /// ten times the target, from a default already stricter than the target, would be a leap.
-    public static func operatingThresholds(_ points: [OperatingPoint], target: Double,
-                                           missBudget: Double? = nil) -> (strict: Float, middle: Float, lenient: Float) {
+    /// A `floor` (`everySourceThreshold`) raises the target's threshold to at least it.
+    public static func operatingThresholds(_ points: [OperatingPoint], target: Double, missBudget: Double? = nil,
+                                           floor: Float? = nil) -> (strict: Float, middle: Float, lenient: Float) {
         let highest = points.map(\.threshold).max()!
         func threshold(within limit: Double) -> Float {
             if let tail = tailFit(points, for: limit) { return min(tail.threshold(forRatePerHour: limit), highest) }
             return points.filter { $0.falseAlarmsPerHour <= limit }.map(\.threshold).min() ?? highest
         }
-        let targeted = threshold(within: target)
+        let targeted = max(threshold(within: target), floor ?? 0)
         let middle = missBudget.map { defaultThreshold(points, targeted: targeted, missBudget: $0) } ?? targeted
         return (threshold(within: target / 10), middle, middle > targeted ? targeted : threshold(within: target * 10))
     }
