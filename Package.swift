@@ -119,7 +119,7 @@ let package = Package(
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordSpotting", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordSUSI", "HotwordAudio", "HotwordWyoming",
                                                            "HotwordTOML", "HotwordJSON", "HotwordChildProcess", "HotwordSpotting",
-                                                           "HotwordTraining", "HotwordFolders", "HotwordTestSupport", atomics, logging]),
+                                                           "HotwordTraining", "HotwordFolders", "HotwordTranscripts", "HotwordTestSupport", atomics, logging]),
         .testTarget(name: "HotwordTranscriptsTests", dependencies: ["HotwordTranscripts"]),
         .testTarget(name: "HotwordLanguageModelTests", dependencies: ["HotwordLanguageModel"]),
         .testTarget(name: "HotwordSUSITests", dependencies: ["HotwordSUSI", "HotwordTestSupport", logging]),
