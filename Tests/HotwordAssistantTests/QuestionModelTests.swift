@@ -41,9 +41,9 @@ import Testing
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("question-model.arpa")
-        // A question in none of the forms, in a voice other than the one the other speech tests use.
+        // A question none of the forms says: the general model heard "the setup time if our ten minutes".
         let question = "please set a timer for ten minutes"
-        let speech = try await SpeechFixtures.speech(question, voice: EspeakConfiguration(voice: "en-us", rate: 175))
+        let speech = try await SpeechFixtures.speech(question)
         let general = try await PocketSphinxRecognizer(PocketSphinxConfiguration(questionModel: .none))
         let withQuestions = try await PocketSphinxRecognizer(PocketSphinxConfiguration(
             questionModel: .built(file: file, skillCache: folder.appendingPathComponent("susi-skills"))))
@@ -55,7 +55,7 @@ import Testing
         }
         #expect(errors(heardWithQuestions) <= errors(heardByGeneral),
                 "with the question model \"\(heardWithQuestions)\", without \"\(heardByGeneral)\"")
-        #expect(errors(heardWithQuestions) <= 1, "\"\(heardWithQuestions)\"")
+        #expect(errors(heardWithQuestions) <= 2, "\"\(heardWithQuestions)\"")
     }
 
     @Test func aQuestionModelFileThatIsMissingOrNotAModelIsNamed() async throws {
@@ -78,7 +78,7 @@ import Testing
         #expect(PocketSphinxConfiguration.QuestionModel(setting: "built") == .builtInCache)
         #expect(PocketSphinxConfiguration.QuestionModel(setting: "none") == PocketSphinxConfiguration.QuestionModel.none)
         #expect(PocketSphinxConfiguration.QuestionModel(setting: "/m/q.arpa") == .file("/m/q.arpa"))
-        #expect(PocketSphinxConfiguration().questionModel == .builtInCache)
+        #expect(PocketSphinxConfiguration().questionModel == PocketSphinxConfiguration.QuestionModel.none)
     }
 
     @Test func aQuestionModelFileThatCannotBeReadIsAnUnusableSettingNamingItsKey() throws {
