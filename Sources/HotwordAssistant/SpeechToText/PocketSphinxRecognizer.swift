@@ -16,8 +16,8 @@ public struct PocketSphinxConfiguration: Sendable, Equatable {
     public var dictionary: String
     /// pocketsphinx's own log (`-logfn`); nil silences it. Process-wide: pocketsphinx logs globally.
     public var logFile: String?
-    /// A model of questions interpolated with `languageModel`, so questions put to an assistant
-    /// are heard better and everything else still as well as the general model hears it.
+    /// A model of questions interpolated with `languageModel`: questions put to an assistant are
+    /// heard better, other speech worse (docs/stt.md).
     public var questionModel: QuestionModel
     /// The question model's share of the interpolation, 0…1.
     public var questionWeight: Double
