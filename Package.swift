@@ -75,6 +75,9 @@ let package = Package(
         // Scoring speech to text: one normalisation of transcripts, word alignment and error rates,
         // reference lists (file<TAB>text). Pure, no I/O.
         .target(name: "HotwordTranscripts"),
+        // Language models for pocketsphinx: n-gram counts, Witten–Bell smoothing, ARPA text, and
+        // the built-in question forms of the question model. Pure, no I/O.
+        .target(name: "HotwordLanguageModel", dependencies: ["HotwordTranscripts"]),
         // Starting programs: posix_spawn, no shell, a process group of their own, files for streams.
         .target(name: "HotwordChildProcess"),
         // JSON text written by hand (events, reports, values shown in tables): one string escaper.
@@ -93,7 +96,7 @@ let package = Package(
         // to text, phrase spotting, text to speech, the engines both use, configuration, systemd service.
         .target(name: "HotwordAssistant", dependencies: [
             "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "HotwordSUSI", "HotwordJSON", "HotwordTOML", "HotwordHistory",
-            "HotwordFolders", "HotwordChildProcess", "HotwordSpotting", "HotwordTranscripts", "CPocketSphinx", "CEspeakNG", "CMalloc", atomics, logging,
+            "HotwordFolders", "HotwordChildProcess", "HotwordSpotting", "HotwordTranscripts", "HotwordLanguageModel", "CPocketSphinx", "CEspeakNG", "CMalloc", atomics, logging,
         ]),
         // Public training corpora: the catalogue, downloads resumed and verified (over HotwordSUSI's
         // HTTP client), archives unpacked into the folders `train` reads.
@@ -116,8 +119,9 @@ let package = Package(
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordSpotting", "HotwordTestSupport"]),
         .testTarget(name: "HotwordAssistantTests", dependencies: ["HotwordAssistant", "HotwordSUSI", "HotwordAudio", "HotwordWyoming",
                                                            "HotwordTOML", "HotwordJSON", "HotwordChildProcess", "HotwordSpotting",
-                                                           "HotwordTraining", "HotwordFolders", "HotwordTestSupport", atomics, logging]),
+                                                           "HotwordTraining", "HotwordFolders", "HotwordTranscripts", "HotwordTestSupport", atomics, logging]),
         .testTarget(name: "HotwordTranscriptsTests", dependencies: ["HotwordTranscripts"]),
+        .testTarget(name: "HotwordLanguageModelTests", dependencies: ["HotwordLanguageModel"]),
         .testTarget(name: "HotwordSUSITests", dependencies: ["HotwordSUSI", "HotwordTestSupport", logging]),
         .testTarget(name: "HotwordHistoryTests", dependencies: ["HotwordHistory", "HotwordTestSupport", "hotword-history-writer",
                                                          .product(name: "GRDB", package: "GRDB.swift")]),

@@ -77,11 +77,27 @@ public struct SUSISkillCatalog: Sendable {
         }
     }
 
+    /// Every skill of the skill lists cached in `folder` in `language` (of any server and group,
+    /// however old), without asking a server: what is known offline of what people ask SUSI.
+    /// Files that are not skill lists or no longer parse are passed over.
+    public static func cachedSkills(in folder: URL, language: String) -> [SUSISkill] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        let suffix = cacheName(for: "language=\(language)") + ".json"
+        return names.sorted().filter { $0.contains(cacheName(for: "cms/getSkillList.json")) && $0.hasSuffix(suffix) }
+            .flatMap { name -> [SUSISkill] in
+                let file = folder.appendingPathComponent(name)
+                return read(file).flatMap { try? SUSISkillParsing.skills($0.body, url: file.path) } ?? []
+            }
+    }
+
     /// One file per URL (server, endpoint, group and language), named so it stays a single path component.
     private func cacheFile(for url: String) -> URL {
+        cacheFolder.appendingPathComponent(Self.cacheName(for: url) + ".json")
+    }
+
+    private static func cacheName(for url: String) -> String {
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-_."))
-        let name = String(url.unicodeScalars.map { allowed.contains($0) ? Character($0) : "_" })
-        return cacheFolder.appendingPathComponent(name + ".json")
+        return String(url.unicodeScalars.map { allowed.contains($0) ? Character($0) : "_" })
     }
 
     private static func read(_ file: URL) -> (body: Data, fetched: Date)? {

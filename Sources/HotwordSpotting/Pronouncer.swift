@@ -105,6 +105,13 @@ public struct Pronouncer: Sendable {
         return words
     }
 
+    /// Every word of the dictionary, as it spells it ("o'clock" and "a.m." included), once.
+    public func dictionaryHeadwords() throws(PronunciationError) -> Set<String> {
+        var words: Set<String> = []
+        try forEachDictionaryEntry { word, _ in words.insert(word) }
+        return words
+    }
+
     /// Calls `body` with each line's word (without its "(2)" variant mark) and phones.
     private func forEachDictionaryEntry(_ body: (String, [String]) -> Void) throws(PronunciationError) {
         guard let dictionary, FileManager.default.fileExists(atPath: dictionary.path) else { return }

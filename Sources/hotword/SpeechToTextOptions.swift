@@ -24,6 +24,12 @@ struct SpeechToTextOptions: ParsableArguments {
     @Option(help: ArgumentHelp("pocketsphinx: write its own log here. Default: stt.pocketsphinx.log_file, else silenced.", valueName: "FILE"))
     var pocketsphinxLog: String?
 
+    @Option(help: ArgumentHelp("pocketsphinx: the question model interpolated with the language model: built (from the question forms and SUSI's cached skills), none, or a language model file. Default: stt.pocketsphinx.question_model, else built.", valueName: "MODEL"))
+    var questionModel: String?
+
+    @Option(help: ArgumentHelp("pocketsphinx: the question model's share, 0 to 1. Default: stt.pocketsphinx.question_weight, else 0.5.", valueName: "WEIGHT"))
+    var questionWeight: Double?
+
     @Option(help: ArgumentHelp("http: the transcription endpoint. Default: stt.http.url, else http://127.0.0.1:8080/v1/audio/transcriptions.", valueName: "URL"))
     var url: String?
 
@@ -49,6 +55,10 @@ struct SpeechToTextOptions: ParsableArguments {
 
     func validate() throws {
         if let timeout, timeout <= 0 { throw ValidationError("--timeout must be positive, not \(timeout).") }
+        if let questionWeight, !(0...1).contains(questionWeight) {
+            throw ValidationError("--question-weight must be from 0 to 1, not \(questionWeight).")
+        }
+        if questionModel?.isEmpty == true { throw ValidationError("--question-model names no model.") }
         if let url {
             guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil else {
                 throw ValidationError("--url must be an http or https URL, not '\(url)'.")
@@ -68,6 +78,8 @@ struct SpeechToTextOptions: ParsableArguments {
         if let lm { settings.pocketsphinx.languageModel = lm }
         if let dict { settings.pocketsphinx.dictionary = dict }
         if let pocketsphinxLog { settings.pocketsphinx.logFile = pocketsphinxLog }
+        if let questionModel { settings.pocketsphinx.questionModel = .init(setting: questionModel) }
+        if let questionWeight { settings.pocketsphinx.questionWeight = questionWeight }
         if let url, let parsed = URL(string: url) { settings.http.url = parsed }
         if let httpModel { settings.http.model = httpModel }
         if let apiKey { settings.http.apiKey = apiKey }

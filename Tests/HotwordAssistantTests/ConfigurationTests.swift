@@ -79,6 +79,8 @@ struct ConfigurationTests {
             language_model = "/m/lm.bin"
             dictionary = "/m/words.dict"
             log_file = "/tmp/ps.log"
+            question_model = "/m/questions.arpa"
+            question_weight = 0.3
             [stt.http]
             url = "http://10.0.0.2:9000/v1/audio/transcriptions"
             model = "base.en"
@@ -139,7 +141,8 @@ struct ConfigurationTests {
         #expect(c.recording.vadMarginDecibels == 12 && c.recording.vadMinimumDecibels == -50)
         #expect(c.stt.backend == .command && c.stt.fallback == .none)
         #expect(c.stt.pocketsphinx == PocketSphinxConfiguration(acousticModel: "/m/hmm", languageModel: "/m/lm.bin",
-                                                                 dictionary: "/m/words.dict", logFile: "/tmp/ps.log"))
+                                                                 dictionary: "/m/words.dict", logFile: "/tmp/ps.log",
+                                                                 questionModel: .file("/m/questions.arpa"), questionWeight: 0.3))
         #expect(c.stt.http == HTTPRecognizerConfiguration(url: URL(string: "http://10.0.0.2:9000/v1/audio/transcriptions")!,
                                                           model: "base.en", language: "de", apiKey: "sk-123", timeout: .milliseconds(12_500)))
         #expect(c.stt.commandArguments == ["whisper-cli", "-f", "{wav}"] && c.stt.commandTimeoutSeconds == 20)
@@ -227,6 +230,9 @@ struct ConfigurationTests {
 
             [recording]
             trailing_silence_s = -1
+            [stt.pocketsphinx]
+            question_model = ""
+            question_weight = 1.5
             """
         let (_, errors) = load(toml)
         #expect(errors == [
@@ -244,6 +250,9 @@ struct ConfigurationTests {
             .invalidValue(file: "hotword.toml", line: 17, key: "susi.follow_up_s", value: "-1", expected: "a number from 0 to 60 seconds (0: off)"),
             .invalidValue(file: "hotword.toml", line: 20, key: "recording.trailing_silence_s", value: "-1",
                           expected: "a number from 0.1 to 10 seconds"),
+            .invalidValue(file: "hotword.toml", line: 22, key: "stt.pocketsphinx.question_model", value: "\"\"",
+                          expected: "\"built\" (from the question forms and SUSI's cached skills), \"none\", or a language model file"),
+            .invalidValue(file: "hotword.toml", line: 23, key: "stt.pocketsphinx.question_weight", value: "1.5", expected: "a number from 0 to 1"),
         ])
         #expect(errors[1].description == "hotword.toml:3: audio.volume = 150 is invalid: expected a whole number from 0 to 100 percent")
     }

@@ -43,6 +43,20 @@ struct SUSISkillCatalogTests {
         #expect(all.filter { $0.matches("recipe") }.map(\.tag) == ["recipes"])
     }
 
+    @Test func cachedSkillListsAreReadWithoutAServerInTheirLanguageOnly() async throws {
+        let server = try SUSITestServer()
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(SUSISkillCatalog.cachedSkills(in: folder, language: "en").isEmpty)
+        _ = try await catalog(server, folder).groups()
+        _ = try await catalog(server, folder).skills(group: "Knowledge")
+        _ = try await catalog(server, folder, language: "de").skills(group: nil)
+        server.shutdown()
+        // The group list is not a skill list; the German list is not English.
+        #expect(SUSISkillCatalog.cachedSkills(in: folder, language: "en").map(\.tag) == ["aboutsusi", "wikipedia"])
+        #expect(SUSISkillCatalog.cachedSkills(in: folder, language: "de").count == 4)
+    }
+
     @Test func anOldCacheIsUsedWhenTheServerIsUnreachable() async throws {
         let server = try SUSITestServer()
         let folder = try TestPaths.temporaryDirectory()

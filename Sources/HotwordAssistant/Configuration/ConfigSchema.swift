@@ -94,6 +94,8 @@ enum ConfigSchema {
             key("language_model", .path()) { $0.stt.pocketsphinx.languageModel = $1 },
             key("dictionary", .path()) { $0.stt.pocketsphinx.dictionary = $1 },
             key("log_file", .path(allowEmpty: true)) { $0.stt.pocketsphinx.logFile = $1.isEmpty ? nil : $1 },
+            key("question_model", .questionModel) { $0.stt.pocketsphinx.questionModel = $1 },
+            key("question_weight", .number(0...1, "")) { $0.stt.pocketsphinx.questionWeight = $1 },
         ], subsections: []),
         "stt.http": Section(keys: [
             key("url", .url) { $0.stt.http.url = $1 },
@@ -184,6 +186,16 @@ enum ConfigSchema {
             let text = string(allowEmpty: allowEmpty)
             return Kind<String>(expected: text.expected) { value in
                 text.parse(value).map { NSString(string: $0).expandingTildeInPath }
+            }
+        }
+
+        /// `[stt.pocketsphinx] question_model`: "built", "none" or a language model file.
+        static var questionModel: Kind<PocketSphinxConfiguration.QuestionModel> {
+            let text = string()
+            return Kind<PocketSphinxConfiguration.QuestionModel>(
+                expected: "\"built\" (from the question forms and SUSI's cached skills), \"none\", or a language model file"
+            ) { value in
+                text.parse(value).map(PocketSphinxConfiguration.QuestionModel.init(setting:))
             }
         }
 

@@ -1,3 +1,4 @@
+import Foundation
 import HotwordTOML
 
 /// A setting the speech engines cannot follow, found before they run: its key, its value as
@@ -24,6 +25,12 @@ extension AssistantConfiguration {
             problems.append(UnusableSetting(
                 key: ["susi", "language"], value: "\"\(language)\"",
                 expected: "\"en\": stt.backend = \"pocketsphinx\" transcribes US English only (for \(language) choose http, command or wyoming)"))
+        }
+        if stt.backend == .pocketsphinx || stt.fallback == .pocketsphinx, case .file(let path) = stt.pocketsphinx.questionModel,
+           !FileManager.default.isReadableFile(atPath: path) {
+            problems.append(UnusableSetting(
+                key: ["stt", "pocketsphinx", "question_model"], value: "\"\(path)\"",
+                expected: "a language model file that can be read (ARPA text or binary), \"built\" or \"none\""))
         }
         let voice = tts.espeak.voice
         guard let voiceLanguage = try EspeakSynthesizer.language(ofVoice: voice) else {

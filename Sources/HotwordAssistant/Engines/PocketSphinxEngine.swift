@@ -36,6 +36,32 @@ enum PocketSphinxEngine {
         return decoder
     }
 
+    /// Makes `decoder` search with its language model interpolated linearly with the n-gram model
+    /// in `path` (ARPA text or binary): P(w | h) = (1 − weight) · P_general(w | h) + weight ·
+    /// P_file(w | h), each model backing off on its own (sphinxbase's model set). Words only one
+    /// model knows keep that model's share. Runs on `queue` only; false if pocketsphinx refused.
+    static func interpolate(_ decoder: OpaquePointer, with path: String, weight: Double) -> Bool {
+        guard let current = ps_get_search(decoder), let general = ps_get_lm(decoder, current),
+              let config = ps_get_config(decoder), let logMath = ps_get_logmath(decoder) else { return false }
+        // The model read takes over one reference to the log tables; the set shares the first
+        // model's without taking one of its own in some sphinxbase versions, so it gets one too
+        // (at worst a few bytes kept for the decoder's lifetime, never tables freed under it).
+        guard let questions = ngram_model_read(config, path, NGRAM_AUTO, logmath_retain(logMath)) else { return false }
+        _ = logmath_retain(logMath)
+        // The set takes over its models: the decoder's own search keeps its reference to the general one.
+        var models: [OpaquePointer?] = [ngram_model_retain(general), questions]
+        var names: [UnsafeMutablePointer<CChar>?] = [strdup("general"), strdup("questions")]
+        defer { names.forEach { free($0) } }
+        let weights: [Float] = [Float(1 - weight), Float(weight)]
+        guard let set = ngram_model_set_init(config, &models, &names, weights, 2) else {
+            models.forEach { _ = ngram_model_free($0) }
+            return false
+        }
+        // The search takes its own reference to the set.
+        defer { _ = ngram_model_free(set) }
+        return ps_set_lm(decoder, "questions", set) == 0 && ps_set_search(decoder, "questions") == 0
+    }
+
     /// pocketsphinx's configuration object for `arguments`, or nil if rejected.
     private static func parse(_ arguments: [String]) -> OpaquePointer? {
         var argv = arguments.map { strdup($0) }

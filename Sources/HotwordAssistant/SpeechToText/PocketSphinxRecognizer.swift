@@ -1,5 +1,6 @@
 import CPocketSphinx
 import Foundation
+import HotwordSUSI
 import Logging
 
 /// Where pocketsphinx finds its models, and where its own log goes.
@@ -15,17 +16,57 @@ public struct PocketSphinxConfiguration: Sendable, Equatable {
     public var dictionary: String
     /// pocketsphinx's own log (`-logfn`); nil silences it. Process-wide: pocketsphinx logs globally.
     public var logFile: String?
+    /// A model of questions interpolated with `languageModel`: questions put to an assistant are
+    /// heard better, other speech worse (docs/stt.md).
+    public var questionModel: QuestionModel
+    /// The question model's share of the interpolation, 0…1.
+    public var questionWeight: Double
+
+    /// Where the question model comes from.
+    public enum QuestionModel: Sendable, Equatable {
+        /// None: `languageModel` alone.
+        case none
+        /// Built into `file` from the built-in question forms and the skill lists cached in
+        /// `skillCache` each time pocketsphinx loads (`QuestionModelFile`).
+        case built(file: URL, skillCache: URL)
+        /// An n-gram model file, ARPA text or pocketsphinx's binary.
+        case file(String)
+
+        /// The one built into the cache folder from the skill lists cached there.
+        public static var builtInCache: QuestionModel {
+            .built(file: QuestionModelFile.defaultFile(), skillCache: SUSISkillCatalog.defaultCacheFolder())
+        }
+
+        /// As `question_model` and `--question-model` name it: "built" (`builtInCache`), "none", or
+        /// a file (a leading `~` is the home folder).
+        public init(setting: String) {
+            switch setting {
+            case "built": self = .builtInCache
+            case "none": self = .none
+            default: self = .file(NSString(string: setting).expandingTildeInPath)
+            }
+        }
+    }
+
+    /// The question model's share when it is used: of 0.2, 0.5, 0.8 and 1 (docs/stt.md), 0.5 and
+    /// 0.8 heard assistant questions best (1: words only the general model knows are lost).
+    public static let defaultQuestionWeight = 0.5
 
     public init(
         acousticModel: String = debianModelFolder + "/en-us",
         languageModel: String = debianModelFolder + "/en-us.lm.bin",
         dictionary: String = debianModelFolder + "/cmudict-en-us.dict",
-        logFile: String? = nil
+        logFile: String? = nil,
+        // Off by default: it hears questions better but telephone prompts worse (docs/stt.md).
+        questionModel: QuestionModel = .none,
+        questionWeight: Double = defaultQuestionWeight
     ) {
         self.acousticModel = acousticModel
         self.languageModel = languageModel
         self.dictionary = dictionary
         self.logFile = logFile
+        self.questionModel = questionModel
+        self.questionWeight = questionWeight
     }
 
     /// The command-line style arguments the recogniser's decoder is configured with (and `-logfn`).
@@ -59,8 +100,14 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
     public init(_ configuration: PocketSphinxConfiguration = PocketSphinxConfiguration()) async throws(SpeechToTextError) {
         try Self.checkModels(configuration)
         let started = ContinuousClock.now
+        let questionModel = Self.questionModelPath(configuration)
         let (decoder, mean) = try await Self.engine.run { () throws(SpeechToTextError) in
             let decoder = try Self.createDecoder(configuration)
+            if let questionModel,
+               !PocketSphinxEngine.interpolate(decoder, with: questionModel, weight: configuration.questionWeight) {
+                ps_free(decoder)
+                throw .questionModelRejected(path: questionModel)
+            }
             let mean = Self.cepstralMeanState(decoder).flatMap { state in
                 state.pointee.cmn_mean.map { Array(UnsafeBufferPointer(start: $0, count: Int(state.pointee.veclen))) }
             }
@@ -69,7 +116,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
         self.decoder = decoder.pointer
         initialCepstralMean = mean
         Self.logger.debug("pocketsphinx ready", metadata: [
-            "lm": "\(configuration.languageModel)", "seconds": "\((ContinuousClock.now - started) / .seconds(1))",
+            "lm": "\(configuration.languageModel)", "question_model": "\(questionModel ?? "none")",
+            "seconds": "\((ContinuousClock.now - started) / .seconds(1))",
         ])
     }
 
@@ -135,12 +183,32 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
         }
     }
 
+    /// The question model's file, built first if it is built; nil for none, or when it cannot be
+    /// built — questions are then heard by the general model alone rather than not at all.
+    private static func questionModelPath(_ configuration: PocketSphinxConfiguration) -> String? {
+        switch configuration.questionModel {
+        case .none:
+            return nil
+        case .file(let path):
+            return path
+        case .built(let file, let skillCache):
+            do {
+                try QuestionModelFile.update(file, skillCache: skillCache, dictionary: configuration.dictionary)
+                return file.path
+            } catch {
+                logger.warning("\(error); hearing with the general language model alone")
+                return nil
+            }
+        }
+    }
+
     private static func checkModels(_ configuration: PocketSphinxConfiguration) throws(SpeechToTextError) {
-        let required = [
+        var required = [
             configuration.acousticModelFile,
             ("language model", configuration.languageModel),
             ("dictionary", configuration.dictionary),
         ]
+        if case .file(let path) = configuration.questionModel { required.append(("question model", path)) }
         if let missing = PocketSphinxEngine.firstMissing(required) {
             throw .pocketsphinxModelMissing(role: missing.role, path: missing.path)
         }

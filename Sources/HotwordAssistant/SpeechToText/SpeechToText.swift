@@ -27,6 +27,10 @@ public enum SpeechToTextError: Error, CustomStringConvertible, Equatable {
     case pocketsphinxInitializationFailed(arguments: [String])
     /// pocketsphinx's own log file cannot be opened for appending.
     case pocketsphinxLogNotWritable(path: String)
+    /// The question model could not be built into `path` (see `QuestionModelFile`).
+    case questionModelNotBuilt(path: String, reason: String)
+    /// pocketsphinx could not load the question model at `path` or interpolate it with the general one.
+    case questionModelRejected(path: String)
     /// A pocketsphinx decoding call returned an error code.
     case pocketsphinxDecodingFailed(call: String, code: Int32)
     /// The command backend is configured without any argument containing the WAV placeholder.
@@ -50,6 +54,10 @@ public enum SpeechToTextError: Error, CustomStringConvertible, Equatable {
             "speech to text (pocketsphinx): decoder could not be created with \(arguments.joined(separator: " ")) (set a log file to see pocketsphinx's reason)"
         case .pocketsphinxLogNotWritable(let path):
             "speech to text (pocketsphinx): cannot write its log file \(path)"
+        case .questionModelNotBuilt(let path, let reason):
+            "speech to text (pocketsphinx): the question model could not be built into \(path): \(reason)"
+        case .questionModelRejected(let path):
+            "speech to text (pocketsphinx): \(path) could not be loaded as a language model (ARPA text or binary) and interpolated with the general one (set a log file to see pocketsphinx's reason)"
         case .pocketsphinxDecodingFailed(let call, let code):
             "speech to text (pocketsphinx): \(call) failed with code \(code)"
         case .commandWithoutPlaceholder(let arguments, let placeholder):
