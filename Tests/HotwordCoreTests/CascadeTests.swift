@@ -6,25 +6,9 @@ import Testing
 /// The cascade (`CompanionGate`): a pair whose companion, a head on the speech embedding, is heard
 /// only while the first network's score passes the gate — and then exactly as if it ran always.
 @Suite struct CascadeTests {
-    /// The first network hears a 1 kHz tone; the companion is a small random head on Google's
-    /// speech embedding (16 embeddings, as the shipped heads).
-    static let first = ToneModels.model(keyword: "beep", frequency: 1_000)
-    static let head: KeywordModel = {
-        var rng = SeededGenerator(seed: 11)
-        var frontend = SpeechEmbedding.melFrontend
-        frontend.embedding = SpeechEmbeddingTests.embedding
-        return KeywordModel(keywords: ["beep"], frontend: frontend, layers: [
-            .conv1D(Conv1DLayer(inputs: 96, outputs: 4, kernelSize: 16, activation: .relu,
-                                weights: rng.floats(96 * 16 * 4, scale: 0.05), bias: rng.floats(4, scale: 0.1))),
-            .dense(DenseLayer(inputs: 4, outputs: 1, activation: .sigmoid, weights: rng.floats(4, scale: 1), bias: [0.5])),
-        ])
-    }()
-    static func pair(gate: CompanionGate?) -> KeywordModel {
-        var model = first
-        model.companion = CompanionNetwork(frontend: head.frontend, layers: head.layers, weight: 0.5, gate: gate)
-        model.detection.sensitivityMap = SensitivityMap(points: [.init(sensitivity: 0, threshold: 0.5), .init(sensitivity: 1, threshold: 0.5)])
-        return model
-    }
+    static let first = CascadeModels.first
+    static let head = CascadeModels.head
+    static func pair(gate: CompanionGate?) -> KeywordModel { CascadeModels.pair(gate: gate) }
     /// Opens where the tone model scores above ½ (its tones), for a second after: the random head
     /// lifts the pair's score over its threshold only once it has heard the whole tone.
     static let toneGate = CompanionGate(logit: 0, holdSeconds: 1)
@@ -103,7 +87,7 @@ import Testing
     /// Windows embedded late — the missing ones at once, after others were skipped — are the
     /// windows a stream embeds as they come.
     @Test func aCatchUpEmbedsAsStreamingAllAlong() {
-        let network = SpeechEmbeddingTests.embedding
+        let network = CascadeModels.embedding
         var rng = SeededGenerator(seed: 4)
         let frames = (0..<(70 * network.hopFrames)).map { _ in (0..<network.melBands).map { _ in Float.random(in: -12 ... -2, using: &rng) } }
         let streaming = SpeechEmbeddingStream(network: network)
