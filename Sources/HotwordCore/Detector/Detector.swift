@@ -12,6 +12,10 @@
 /// receptive field of a pair on the speech embedding) could not trigger at all. The lead-in's
 /// scores go to `onScore` with times before the first frame's end (times count from the stream's
 /// first sample); nothing is detected there.
+///
+/// A pair whose companion is on the speech embedding runs that companion only for the windows its
+/// fused scores need: with a gate (`CompanionGate`), only around the first network's candidates,
+/// catching up on the windows skipped (`CompanionHead`); `cascade` counts what that saved.
 public final class Detector {
     /// Multiplies every input sample before feature extraction (global microphone gain).
     public var gain: Float {
@@ -261,7 +265,7 @@ private enum NetworkRunner {
             guard let output = network.push(features().baseAddress!) else { return }
             scorer.companionScored(at: time, index: stored.append(output), onScore: onScore, onDetection: onDetection)
         case .head(let head, let scorer):
-            guard head.scores(window: index) else { return }
+            guard head.emitsOutput(at: index) else { return }
             scorer.companionScored(at: time, index: index, onScore: onScore, onDetection: onDetection)
         }
     }
@@ -298,7 +302,7 @@ final class CompanionHead: CompanionScores {
     }
 
     /// Whether the network gives an output at `window` (every `stride`-th, counting from the start).
-    func scores(window: Int) -> Bool { (window + 1) % stride == 0 }
+    func emitsOutput(at window: Int) -> Bool { (window + 1) % stride == 0 }
 
     func scores(at window: Int) -> UnsafeBufferPointer<Float> {
         if window == lastPushed, let lastOutput { return lastOutput }
