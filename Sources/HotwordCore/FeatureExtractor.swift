@@ -105,7 +105,7 @@ public final class FeatureExtractor {
         self.config = config
         featureCount = config.featureCount
         spectralCount = config.spectral.featureCount
-        embeddingStream = config.embedding.map(SpeechEmbeddingStream.init(network:))
+        embeddingStream = config.embedding.map { SpeechEmbeddingStream(network: $0) }
         frameLength = config.frameLength
         frameShift = config.frameShift
         binCount = config.fftSize / 2 + 1

@@ -13,7 +13,11 @@ struct BenchCommand: ParsableCommand {
             audio (a one-minute signal repeated: a --audio file, or a deterministic mix of noise, tones \
             and silence), fed in 100 ms chunks as the daemon does. The parts: each front end (log-mel; \
             the speech embedding's mel front end and its network), the networks on each, and what is \
-            left of the total (scores, smoothing, triggers), so that they add up to it. Real-time \
+            left of the total (gates, fusion, scores, smoothing, triggers), so that they add up to it. \
+            A pair with a gate (a cascade) embeds only the windows its companion is asked for: the \
+            embedding and the heads count as much of their cost on every window as the detector's \
+            run computed (its windows streamed, those of a catch-up's start whole), and the share of \
+            the first network's outputs at which the gate was open is printed. Real-time \
             factor = CPU seconds per second of audio (lower is faster); measured with the thread's CPU clock. With \
             --check-phrase it also times the second stage: pocketsphinx spotting the first keyword's \
             phrase in each 3 s window of the minute (wall-clock and process CPU time per window).
@@ -67,6 +71,18 @@ struct BenchCommand: ParsableCommand {
         _ = spotter.process(Array(heard.prefix(10 * AudioFormat.sampleRate)))
         spotter.reset(leadIn: false)
 
+        var detections = 0
+        let detectorSeconds = cpuSeconds {
+            feedChunks { piece in detections += spotter.process(piece).count }
+        }
+        let cascade = spotter.cascade
+        /// The share of every window's embedding cost the detector's run paid: windows streamed
+        /// at the stream's cost, the rest (a catch-up's first) at a whole window's, `wholeCost` as much.
+        func embeddedShare(wholeCost: Double) -> Double {
+            guard cascade.windows > 0 else { return 1 }
+            return (Double(cascade.embeddings - cascade.wholeEmbeddings) + wholeCost * Double(cascade.wholeEmbeddings)) / Double(cascade.windows)
+        }
+
         var parts: [(name: String, seconds: Double)] = []
         func addPart(_ name: String, _ seconds: Double) {
             if let index = parts.firstIndex(where: { $0.name == name }) { parts[index].seconds += seconds } else { parts.append((name, seconds)) }
@@ -80,27 +96,30 @@ struct BenchCommand: ParsableCommand {
                 addPart("speech embedding: mel front end", spectralSeconds)
                 let stream = SpeechEmbeddingStream(network: embedding)
                 let melFrames = try FeatureExtractor(config: frontend.spectral).frames(of: heard)
-                addPart("speech embedding: network", cpuSeconds {
+                let streamedSeconds = cpuSeconds {
                     forEachFrame(of: melFrames) { frame in stream.push(frame) { _ in } }
-                })
+                }
+                addPart("speech embedding: network", streamedSeconds * embeddedShare(wholeCost: Self.wholeWindowCost(embedding, melFrames)))
             } else if case .perChannelEnergy = frontend.normalisation {
                 addPart("log-mel front end (PCEN)", spectralSeconds)
             } else {
                 addPart("log-mel front end", spectralSeconds)
             }
             let frames = try FeatureExtractor(config: frontend).frames(of: heard)
-            let streams = networks.map(StreamingNetwork.init)
-            addPart(frontend.embedding == nil ? "log-mel networks" : "heads on the speech embedding", cpuSeconds {
-                forEachFrame(of: frames) { frame in for network in streams { _ = network.push(frame.baseAddress!) } }
-            })
+            for network in networks {
+                let stream = StreamingNetwork(model: network.model)
+                let seconds = cpuSeconds { forEachFrame(of: frames) { frame in _ = stream.push(frame.baseAddress!) } }
+                // A companion on the embedding runs on the windows asked for (shared out evenly
+                // among the companions: the detector counts them together).
+                let companions = models.filter { $0.companion?.frontend == frontend }.count
+                let share = network.isCompanion && frontend.embedding != nil && cascade.windows > 0
+                    ? Double(cascade.companionSteps) / Double(cascade.windows * companions) : 1
+                addPart(frontend.embedding == nil ? "log-mel networks" : "heads on the speech embedding", seconds * share)
+            }
         }
 
-        var detections = 0
-        let detectorSeconds = cpuSeconds {
-            feedChunks { piece in detections += spotter.process(piece).count }
-        }
         // What the parts leave of the whole: gain, scores, smoothing, triggers, the lead-in.
-        parts.append(("other (scores, smoothing, triggers)", detectorSeconds - parts.reduce(0) { $0 + $1.seconds }))
+        parts.append(("other (gates, fusion, scores, smoothing, triggers)", detectorSeconds - parts.reduce(0) { $0 + $1.seconds }))
 
         let macs = models.reduce(0) { $0 + $1.multiplyAddsPerSecond }
         let parameters = models.reduce(0) { $0 + $1.parameterCount }
@@ -113,6 +132,10 @@ struct BenchCommand: ParsableCommand {
         }
         print("\("detector total".padding(toLength: width, withPad: " ", startingAt: 0))  RTF \(rtf(detectorSeconds, audioSeconds))  "
               + "(\(format(audioSeconds / detectorSeconds, 0))× faster than real time, \(detections) detections)")
+        if models.contains(where: { $0.companion?.gate != nil }) {
+            print("cascade          gate open at \(format(cascade.openShare * 100, 1)) % of the first networks' outputs; "
+                  + "\(cascade.embeddings) of \(cascade.windows) embedding windows computed (\(cascade.wholeEmbeddings) whole, catching up)")
+        }
         if phraseCheck.enabled ?? (models[0].detection.phraseCheck != nil) { try benchmarkPhraseCheck(models, minute: minute) }
         print("peak RSS         \(format(Double(peakResidentKilobytes()) / 1024, 1)) MiB")
     }
@@ -166,16 +189,35 @@ struct BenchCommand: ParsableCommand {
 
     /// Every front end the models' networks run on, in order of first use, with those networks
     /// (a model with a companion has one on each of two front ends).
-    static func networksByFrontend(_ models: [KeywordModel]) -> [(FrontendConfig, [KeywordModel])] {
-        var groups: [(FrontendConfig, [KeywordModel])] = []
-        for network in models.flatMap({ [$0.withoutCompanion] + ($0.companionModel.map { [$0] } ?? []) }) {
-            if let index = groups.firstIndex(where: { $0.0 == network.frontend }) {
+    static func networksByFrontend(_ models: [KeywordModel]) -> [(FrontendConfig, [(model: KeywordModel, isCompanion: Bool)])] {
+        var groups: [(FrontendConfig, [(model: KeywordModel, isCompanion: Bool)])] = []
+        let networks = models.flatMap { [($0.withoutCompanion, false)] + ($0.companionModel.map { [($0, true)] } ?? []) }
+        for network in networks {
+            if let index = groups.firstIndex(where: { $0.0 == network.0.frontend }) {
                 groups[index].1.append(network)
             } else {
-                groups.append((network.frontend, [network]))
+                groups.append((network.0.frontend, [network]))
             }
         }
         return groups
+    }
+
+    /// What a window computed whole costs against one streamed (`SpeechEmbedder.embedNext`), timed
+    /// on the frames heard: a catch-up's first window is whole.
+    static func wholeWindowCost(_ embedding: SpeechEmbedding, _ frames: FeatureMatrix) -> Double {
+        // Every window asked for alone (the stream keeps one), so each is computed whole.
+        let alone = SpeechEmbeddingStream(network: embedding), streamed = SpeechEmbeddingStream(network: embedding)
+        var wholeWindows = 0, streamedWindows = 0
+        let wholeSeconds = cpuSeconds {
+            for t in 0..<frames.frameCount where frames[frame: t].withUnsafeBufferPointer({ alone.append($0) }) {
+                if alone.windowsCompleted % 2 == 0 { _ = alone.embedding(at: alone.windowsCompleted - 1); wholeWindows += 1 }
+            }
+        }
+        let streamedSeconds = cpuSeconds {
+            for t in 0..<frames.frameCount { frames[frame: t].withUnsafeBufferPointer { streamed.push($0) { _ in streamedWindows += 1 } } }
+        }
+        guard wholeWindows > 0, streamedWindows > 0, streamedSeconds > 0 else { return 1 }
+        return (wholeSeconds / Double(wholeWindows)) / (streamedSeconds / Double(streamedWindows))
     }
 }
 

@@ -191,7 +191,14 @@ struct EvalCommand: ParsableCommand {
             try PhraseCheckOptions.spotter(phrase: keywordModel.keywords[0], thresholdPerPhone: threshold)
         }
         let sensitivities = stride(from: 0, through: 20, by: 1).map { Float($0) / 20 }
-        let trace = try ScoreTrace(keywordModel, stream: stream)
+        // A gated pair (a cascade) runs once ungated; its gated scores follow from those exactly
+        // (`CompanionGate.gatedScores`), so both are reported from one run.
+        let ungatedTrace = try ScoreTrace(keywordModel.ungated, stream: stream)
+        let gate = keywordModel.companion?.gate
+        let (trace, openShare) = gate.map { ungatedTrace.gated(by: $0, weight: keywordModel.companion!.weight) } ?? (ungatedTrace, 1)
+        let ungatedAtDefault = try gate.map { _ in
+            try Evaluation.sweep(keywordModel, over: ungatedTrace, sensitivities: [keywordModel.detection.sensitivity], check: check)[0]
+        }
         let points = try Evaluation.sweep(keywordModel, over: trace, sensitivities: sensitivities, check: check)
         // The limits are a property of the model, not of its sensitivity map: read them off the
         // whole DET curve, thresholds up to 0.999994, beyond the map's range.
@@ -210,6 +217,8 @@ struct EvalCommand: ParsableCommand {
             return (lead: lead, streams: starts.streams.count, missed: try starts.missed(by: keywordModel))
         }
         func share(_ start: (lead: Double, streams: Int, missed: [Int])) -> Double { start.streams == 0 ? 0 : Double(start.missed.count) / Double(start.streams) }
+        var cascade: (gate: CompanionGate, gated: OperatingPoint, ungated: OperatingPoint)?
+        if let gate, let ungated = ungatedAtDefault, let tuned { cascade = (gate, tuned, ungated) }
         if json {
             let sourceRows = bySource.map {
                 "{\"source\":\(JSONText.quoted($0.source)),\"hours\":\($0.hours),\"false_alarms\":\($0.falseAlarms),\"false_alarms_per_hour\":\($0.perHour)}"
@@ -221,6 +230,16 @@ struct EvalCommand: ParsableCommand {
             let startRows = starts.map { start in
                 "{\"lead_seconds\":\(start.lead),\"keywords\":\(start.streams),\"misses\":\(start.missed.count),\"miss_rate\":\(share(start))}"
             }
+            var cascadeJSON = ""
+            if let cascade {
+                let fields: [String] = [
+                    "\"gate_logit\":\(cascade.gate.logit)", "\"hold_seconds\":\(cascade.gate.holdSeconds)", "\"open_share\":\(openShare)",
+                    "\"miss_rate_gated\":\(cascade.gated.missRate)", "\"miss_rate_ungated\":\(cascade.ungated.missRate)",
+                    "\"false_alarms_per_hour_gated\":\(cascade.gated.falseAlarmsPerHour)",
+                    "\"false_alarms_per_hour_ungated\":\(cascade.ungated.falseAlarmsPerHour)",
+                ]
+                cascadeJSON = ",\"cascade\":{\(fields.joined(separator: ","))}"
+            }
             let curveRows = curve.map { point in
                 "{\"threshold\":\(point.threshold),\"miss_rate\":\(point.missRate),\"false_alarms\":\(point.falseAlarms)"
                     + (worstSource(point).map { ",\"worst_source_false_alarms_per_hour\":\($0)" } ?? "") + "}"
@@ -228,7 +247,8 @@ struct EvalCommand: ParsableCommand {
             print("{\"keywords\":\(stream.keywordRanges.count),\"negative_hours\":\(stream.negativeDuration / 3600),"
                 + "\"miss_rate_at_1_fa_per_hour\":\(atOne.map { "\($0.missRate)" } ?? "null"),\"miss_rate_at_0.1_fa_per_hour\":\(atTenth.map { "\($0.missRate)" } ?? "null"),"
                 + "\"points\":[\(rows.joined(separator: ","))],\"curve\":[\(curveRows.joined(separator: ","))],"
-                + "\"sources_at_default\":[\(sourceRows.joined(separator: ","))],\"stream_starts\":[\(startRows.joined(separator: ","))]}")
+                + "\"sources_at_default\":[\(sourceRows.joined(separator: ","))],\"stream_starts\":[\(startRows.joined(separator: ","))]"
+                + cascadeJSON + "}")
         } else {
             let clips = stream.keywordRanges.count / data.passes
             let heard = data.passes == 1 ? "" : clips > 0 ? " (\(clips) clips × \(data.passes) passes)" : " (\(data.passes) passes)"
@@ -255,6 +275,11 @@ struct EvalCommand: ParsableCommand {
                 }
                 let worst = bySource.max { $0.perHour < $1.perHour }!
                 print("worst source: \(worst.source), \(format(worst.perHour, 2)) false alarms/h")
+            }
+            if let cascade {
+                print("cascade: the companion heard while the first network's logit is at least \(format(Double(cascade.gate.logit), 1)) and \(format(Double(cascade.gate.holdSeconds), 2)) s after: open at \(format(openShare * 100, 1)) % of its outputs")
+                print("  at the default, gated (as it runs): missed \(format(cascade.gated.missRate * 100, 1)) %, \(format(cascade.gated.falseAlarmsPerHour, 2)) false alarms/h (\(cascade.gated.falseAlarms))")
+                print("  at the default, ungated:            missed \(format(cascade.ungated.missRate * 100, 1)) %, \(format(cascade.ungated.falseAlarmsPerHour, 2)) false alarms/h (\(cascade.ungated.falseAlarms))")
             }
             for start in starts {
                 print("missed as the start of a stream, the clip \(format(start.lead, 2)) s in: \(format(share(start) * 100, 1)) % (\(start.missed.count) of \(start.streams), the network alone at the default sensitivity)")

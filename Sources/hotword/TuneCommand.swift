@@ -32,6 +32,14 @@ struct TuneCommand: ParsableCommand {
             would mask the speech that wakes it. --every-source holds the target on each \
             --negatives folder on its own too (counted), not only pooled: the default is set by \
             the source that wakes the model most.
+
+            --gate-miss-budget makes a pair on two front ends a cascade: its companion on the \
+            speech embedding (nine tenths of its CPU) runs only while the first network's logit \
+            passes a gate, and --gate-hold seconds after. The threshold is tuned on the pair \
+            ungated; then the highest gate is stored that misses at most that share more of the \
+            keywords than the ungated pair at the threshold and counts no more false alarms \
+            (tried from the most open up, stopping at the first that breaks it). Without it a \
+            model's gate is kept as it was.
             """)
 
     @Option(help: "The model file to tune.")
@@ -58,6 +66,12 @@ struct TuneCommand: ParsableCommand {
     @Option(name: .customLong("check-threshold-per-phone"), help: ArgumentHelp("With --check-phrase: pocketsphinx's spotting threshold per phone to store (lower hears more).", valueName: "P"))
     var checkThresholdPerPhone = SpottingRule.defaultThresholdPerPhone
 
+    @Option(name: .customLong("gate-miss-budget"), help: ArgumentHelp("For a pair on two front ends: store the gate that runs the companion least while missing at most this share more keywords than the ungated pair (e.g. 0.005).", valueName: "SHARE"))
+    var gateMissBudget: Double?
+
+    @Option(name: .customLong("gate-hold"), help: ArgumentHelp("With --gate-miss-budget: seconds the gate stays open after the first network's score falls below it.", valueName: "SECONDS"))
+    var gateHold: Float = 0.3
+
     @Option(help: ArgumentHelp("Write the tuned model here (default: overwrite --model).", valueName: "MODEL"))
     var out: String?
 
@@ -81,6 +95,13 @@ struct TuneCommand: ParsableCommand {
             guard !data.positives.isEmpty else { throw ValidationError("--positives-snr \(format(Double(positivesSNR), 1)): needs --positives, the keyword clips to hear under the noise") }
             guard (-20...60).contains(positivesSNR) else { throw ValidationError("--positives-snr \(positivesSNR): expected dB between -20 and 60, e.g. 0") }
         }
+        if let gateMissBudget {
+            guard (0..<1).contains(gateMissBudget) else { throw ValidationError("--gate-miss-budget \(gateMissBudget): expected a share in [0, 1), e.g. 0.005") }
+            guard loaded.companion != nil else { throw ValidationError("--gate-miss-budget: \(model) has no companion network to gate") }
+            guard (0...CompanionGate.maximumHoldSeconds).contains(gateHold) else {
+                throw ValidationError("--gate-hold \(gateHold): expected seconds from 0 to \(CompanionGate.maximumHoldSeconds)")
+            }
+        }
         var data = data
         data.useFetchedCorpora()
         if positivesSNR != nil, data.noise.isEmpty { throw ValidationError("--positives-snr: needs --noise (or a fetched noise corpus) to hear the keywords under") }
@@ -89,10 +110,22 @@ struct TuneCommand: ParsableCommand {
         let check = try checkPhrase == true ? PhraseCheckOptions.spotter(
             phrase: loaded.keywords[0], thresholdPerPhone: checkThresholdPerPhone) : nil
         do {
-            let result = try Tuning.tune(loaded, over: ScoreTrace(loaded, stream: stream),
-                                         keywords: keywordStream.map { try ScoreTrace(loaded, stream: $0) }, target: target,
+            // A pair's threshold is its ungated one; a gate is chosen at it (and kept without one).
+            let trace = try ScoreTrace(loaded.ungated, stream: stream)
+            let keywordTrace = try keywordStream.map { try ScoreTrace(loaded.ungated, stream: $0) }
+            let result = try Tuning.tune(loaded, over: trace, keywords: keywordTrace, target: target,
                                          missBudget: missBudget, everySource: everySource, check: check)
             var tuned = result.model
+            if let gateMissBudget {
+                let choice = try GateTuning.choose(loaded, trace: trace, keywords: keywordTrace, threshold: result.chosen.threshold,
+                                                   missBudget: gateMissBudget, holdSeconds: gateHold)
+                tuned.companion!.gate = choice.gate
+                tuned.training.figures["tuned_gate_miss_budget"] = gateMissBudget
+                tuned.training.figures["tuned_gate_open_share"] = choice.openShare
+                print("gate: logit \(format(Double(choice.gate.logit), 1)), held \(format(Double(choice.gate.holdSeconds), 2)) s: open at \(format(choice.openShare * 100, 1)) % of the first network's outputs; "
+                      + "at the threshold it misses \(format(choice.gated.missRate * 100, 1)) % (ungated \(format(choice.ungated.missRate * 100, 1)) %), "
+                      + "\(format(choice.gated.falseAlarmsPerHour, 2)) false alarms/h (ungated \(format(choice.ungated.falseAlarmsPerHour, 2)))")
+            }
             if let checkPhrase {
                 tuned.detection.phraseCheck = checkPhrase ? PhraseCheckDefaults(thresholdPerPhone: checkThresholdPerPhone) : nil
             }

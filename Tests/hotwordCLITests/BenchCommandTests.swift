@@ -20,12 +20,12 @@ struct BenchCommandTests {
         let parts = Dictionary(rows.dropLast().map { ($0.name, $0.rtf) }, uniquingKeysWith: +)
         #expect(Set(parts.keys) == ["log-mel front end (PCEN)", "log-mel networks", "speech embedding: mel front end",
                                     "speech embedding: network", "heads on the speech embedding",
-                                    "other (scores, smoothing, triggers)"], "\(result.stdout)")
+                                    "other (gates, fusion, scores, smoothing, triggers)"], "\(result.stdout)")
         // Each row is rounded to a millionth.
         #expect(abs(parts.values.reduce(0, +) - total.rtf) <= 0.5e-6 * Double(rows.count), "\(result.stdout)")
         // The parts measured on their own are most of it ("other" is a few percent, but parts timed
         // one after another on a shared machine move by tens of percent): nothing large is left out.
-        let other = try #require(parts["other (scores, smoothing, triggers)"])
+        let other = try #require(parts["other (gates, fusion, scores, smoothing, triggers)"])
         #expect(abs(other) < 0.5 * total.rtf, "\(result.stdout)")
     }
 }

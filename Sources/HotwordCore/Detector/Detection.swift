@@ -22,6 +22,9 @@ public struct ScoreEvent: Sendable, Hashable {
     public var raw: Float
     /// After smoothing: what the threshold is compared with.
     public var smoothed: Float
+    /// For a model with a companion network, the first network's own output for the keyword, which
+    /// `raw` fuses with the companion's: what the model's gate reads (`CompanionGate`).
+    public var firstNetwork: Float? = nil
 }
 
 /// A user's choices for one keyword; nil keeps the model's default.

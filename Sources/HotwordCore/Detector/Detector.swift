@@ -12,6 +12,10 @@
 /// receptive field of a pair on the speech embedding) could not trigger at all. The lead-in's
 /// scores go to `onScore` with times before the first frame's end (times count from the stream's
 /// first sample); nothing is detected there.
+///
+/// A pair whose companion is on the speech embedding runs that companion only for the windows its
+/// fused scores need: with a gate (`CompanionGate`), only around the first network's candidates,
+/// catching up on the windows skipped (`CompanionHead`); `cascade` counts what that saved.
 public final class Detector {
     /// Multiplies every input sample before feature extraction (global microphone gain).
     public var gain: Float {
@@ -49,29 +53,45 @@ public final class Detector {
         if let unknown = settings.keys.sorted().first(where: { !allKeywords.contains($0) }) {
             throw .unknownKeyword(unknown, known: allKeywords)
         }
-        // Each network joins the group of its front end; a model with a companion network has one
-        // in each of two groups, both feeding the model's scorer.
-        var byFrontend: [FrontendConfig: [NetworkRunner]] = [:]
-        var frontendOrder: [FrontendConfig] = []
-        func add(_ runner: NetworkRunner, on frontend: FrontendConfig) {
-            if byFrontend[frontend] == nil { frontendOrder.append(frontend) }
-            byFrontend[frontend, default: []].append(runner)
-        }
-        var scorers: [KeywordScorer] = []
-        for model in models {
-            let scorer = try KeywordScorer(model: model, settings: settings)
-            scorers.append(scorer)
-            add(NetworkRunner(network: StreamingNetwork(model: model), scorer: scorer, isCompanion: false), on: model.frontend)
-            if let companion = model.companionModel {
-                add(NetworkRunner(network: StreamingNetwork(model: companion), scorer: scorer, isCompanion: true), on: companion.frontend)
-            }
-        }
         let period = models.map(\.outputShift).reduce(1, KeywordModel.leastCommonMultiple)
         let longest = models.map(\.warmUpSamples).max()!
         let warmUpSamples = (longest + period - 1) / period * period
         self.warmUpSamples = warmUpSamples
-        // Models were validated, which validates their frontend configs.
-        groups = frontendOrder.map { FrontendGroup(config: $0, networks: byFrontend[$0]!, leadInSamples: warmUpSamples) }
+        // Each network joins the group of its front end; a model with a companion network has one
+        // in each of two groups, both feeding the model's scorer. A front end with the speech
+        // embedding keeps its recent windows, for the companions run only when asked.
+        var groups: [FrontendGroup] = []
+        func group(for frontend: FrontendConfig) -> FrontendGroup {
+            if let existing = groups.first(where: { $0.config == frontend }) { return existing }
+            // A companion asks for the windows of its receptive field; its first network's scores,
+            // which decide when, may come as far behind the newest window as the lead-in and a block.
+            let memory = models.compactMap(\.companionModel).filter { $0.frontend == frontend }.map { $0.catchUpMemory ?? 1 }.max() ?? 1
+            let behind = (warmUpSamples + Self.blockLength) / frontend.outputFrameShift + 2
+            // Models were validated, which validates their frontend configs.
+            let created = FrontendGroup(config: frontend, leadInSamples: warmUpSamples, keptWindows: memory + behind)
+            groups.append(created)
+            return created
+        }
+        var scorers: [KeywordScorer] = []
+        for model in models {
+            let first = group(for: model.frontend)
+            var companion: (scores: any CompanionScores, group: FrontendGroup, runner: (KeywordScorer) -> NetworkRunner)?
+            if let companionModel = model.companionModel {
+                let home = group(for: companionModel.frontend), network = StreamingNetwork(model: companionModel)
+                if let embeddings = home.embeddings {
+                    let head = CompanionHead(network: network, model: companionModel, embeddings: embeddings)
+                    companion = (head, home, { .head(head, $0) })
+                } else {
+                    let stored = StoredCompanionScores(width: model.keywords.count)
+                    companion = (stored, home, { .stored(network, stored, $0) })
+                }
+            }
+            let scorer = try KeywordScorer(model: model, settings: settings, companionScores: companion?.scores)
+            scorers.append(scorer)
+            first.runners.append(.first(StreamingNetwork(model: model), scorer))
+            if let companion { companion.group.runners.append(companion.runner(scorer)) }
+        }
+        self.groups = groups
         self.scorers = scorers
         keywords = allKeywords
         self.gain = gain
@@ -124,6 +144,25 @@ public final class Detector {
         return found
     }
 
+    /// What the cascade did since the start (or the last reset): how often the models' gates were
+    /// open and what the speech embedding and the companions on it computed.
+    public var cascade: CascadeCounts {
+        var counts = CascadeCounts()
+        for scorer in scorers {
+            guard let fusion = scorer.fusion else { continue }
+            counts.firstNetworkOutputs += fusion.outputs
+            counts.gateOpenOutputs += fusion.openOutputs
+        }
+        for group in groups {
+            guard let embeddings = group.embeddings else { continue }
+            counts.windows += embeddings.windowsCompleted
+            counts.embeddings += embeddings.embeddingsComputed
+            counts.wholeEmbeddings += embeddings.embeddingsComputedWhole
+            for case .head(let head, _) in group.runners { counts.companionSteps += head.steps }
+        }
+        return counts
+    }
+
     /// Forgets all audio, as if the stream started again. Without the `leadIn` the networks
     /// start from their zero state and ignore their outputs until they have heard a receptive
     /// field: a restart that costs nothing, for a listener that has fallen behind.
@@ -134,11 +173,36 @@ public final class Detector {
     }
 }
 
-/// Networks sharing one frontend configuration, and that frontend.
+/// Counts of a detector's cascade (`Detector.cascade`).
+public struct CascadeCounts: Sendable, Hashable {
+    /// Outputs of the first networks of models with a companion, and those at which the model's
+    /// gate was open (all of them for a model without a gate).
+    public var firstNetworkOutputs = 0
+    public var gateOpenOutputs = 0
+    /// Windows of the speech embedding heard, and the embeddings computed: all, and those computed
+    /// whole (a catch-up's first; the rest reuse the window before's rows).
+    public var windows = 0
+    public var embeddings = 0
+    public var wholeEmbeddings = 0
+    /// Embeddings pushed through companion networks on the speech embedding.
+    public var companionSteps = 0
+
+    public init() {}
+
+    /// The share of first-network outputs at which the gate was open (1 without any).
+    public var openShare: Double { firstNetworkOutputs == 0 ? 1 : Double(gateOpenOutputs) / Double(firstNetworkOutputs) }
+}
+
+/// Networks sharing one frontend configuration, and that frontend. With the speech embedding,
+/// the group maps every log-mel frame but embeds a window only for the networks that ask: every
+/// window for a network whose own front end it is, the windows a companion's fused scores need
+/// for a companion (`CompanionHead`).
 private final class FrontendGroup {
     let config: FrontendConfig
+    /// The spectral stage; the embedding, if any, runs in `embeddings`.
     let extractor: FeatureExtractor
-    let networks: [NetworkRunner]
+    let embeddings: SpeechEmbeddingStream?
+    var runners: [NetworkRunner] = []
     /// Samples of lead-in before the stream's first: times count from the sample after them.
     let leadInSamples: Int
     /// This stream's: `leadInSamples`, or 0 after a reset without the lead-in.
@@ -146,58 +210,139 @@ private final class FrontendGroup {
     var framesEmitted = 0
 
     /// `config` must be valid.
-    init(config: FrontendConfig, networks: [NetworkRunner], leadInSamples: Int) {
+    init(config: FrontendConfig, leadInSamples: Int, keptWindows: Int) {
         self.config = config
         // A whole number of frames: every network's output period is.
-        extractor = try! FeatureExtractor(config: config, leadInFrames: leadInSamples / config.frameShift)
-        self.networks = networks
+        extractor = try! FeatureExtractor(config: config.spectral, leadInFrames: leadInSamples / config.frameShift)
+        embeddings = config.embedding.map { SpeechEmbeddingStream(network: $0, keptWindows: keptWindows) }
         self.leadInSamples = leadInSamples
         streamLeadIn = leadInSamples
     }
 
     func process(_ samples: UnsafeBufferPointer<Float>, onScore: ((ScoreEvent) -> Void)?, onDetection: (Detection) -> Void) {
         extractor.process(samples) { frame in
+            if let embeddings, !embeddings.append(frame) { return }
             // Frame t covers samples [t·shift, t·shift + length) of lead-in and stream: it is heard at its end.
             let end = framesEmitted * config.outputFrameShift + config.outputFrameLength - streamLeadIn
             let time = Double(end) / Double(config.sampleRate)
+            let index = framesEmitted
             framesEmitted += 1
-            for runner in networks {
-                runner.push(frame.baseAddress!, time: time, onScore: onScore, onDetection: onDetection)
+            for runner in runners {
+                runner.hear(frame: index, time: time, features: { embeddings?.embedding(at: index) ?? frame },
+                            onScore: onScore, onDetection: onDetection)
             }
         }
     }
 
     func reset(leadIn: Bool) {
         extractor.reset(leadIn: leadIn)
+        embeddings?.reset()
         streamLeadIn = leadIn ? leadInSamples : 0
         framesEmitted = 0
-        for runner in networks { runner.network.reset() }
+        for runner in runners { runner.reset() }
     }
 }
 
-/// One network of a model, handing its outputs to the model's scorer.
-private struct NetworkRunner {
-    let network: StreamingNetwork
-    let scorer: KeywordScorer
-    let isCompanion: Bool
+/// One network of a model, handing its outputs (or, for a companion on the speech embedding,
+/// where they would be) to the model's scorer.
+private enum NetworkRunner {
+    /// A model's own network, on every frame of its front end.
+    case first(StreamingNetwork, KeywordScorer)
+    /// A companion on every frame of a front end without the embedding, its scores kept for the fusion.
+    case stored(StreamingNetwork, StoredCompanionScores, KeywordScorer)
+    /// A companion on the speech embedding, run only for the windows the fusion asks for.
+    case head(CompanionHead, KeywordScorer)
 
-    func push(_ frame: UnsafePointer<Float>, time: Double, onScore: ((ScoreEvent) -> Void)?, onDetection: (Detection) -> Void) {
-        guard let output = network.push(frame) else { return }
-        scorer.receive(output, fromCompanion: isCompanion, at: time, onScore: onScore, onDetection: onDetection)
+    /// Frame `index` of the front end, heard at `time`; `features` gives its values (computing them
+    /// if need be: an embedding).
+    func hear(frame index: Int, time: Double, features: () -> UnsafeBufferPointer<Float>,
+              onScore: ((ScoreEvent) -> Void)?, onDetection: (Detection) -> Void) {
+        switch self {
+        case .first(let network, let scorer):
+            guard let output = network.push(features().baseAddress!) else { return }
+            scorer.receive(output, at: time, onScore: onScore, onDetection: onDetection)
+        case .stored(let network, let stored, let scorer):
+            guard let output = network.push(features().baseAddress!) else { return }
+            scorer.companionScored(at: time, index: stored.append(output), onScore: onScore, onDetection: onDetection)
+        case .head(let head, let scorer):
+            guard head.emitsOutput(at: index) else { return }
+            scorer.companionScored(at: time, index: index, onScore: onScore, onDetection: onDetection)
+        }
+    }
+
+    func reset() {
+        switch self {
+        case .first(let network, _), .stored(let network, _, _): network.reset()
+        case .head(let head, _): head.reset()
+        }
+    }
+}
+
+/// A companion network on the speech embedding, run on demand: its scores at a window are computed
+/// when a fused score asks for them, from the embeddings of its receptive field — those the stream
+/// has not embedded yet are embedded then (a catch-up after the gate was closed). Asked for every
+/// window in turn, it computes exactly what a network pushed every embedding computes.
+final class CompanionHead: CompanionScores {
+    let network: StreamingNetwork
+    let embeddings: SpeechEmbeddingStream
+    /// Windows its output depends on (nil: all of them, so it must hear each in turn).
+    let memory: Int?
+    let stride: Int
+    /// The last window pushed through the network, and the network's last output.
+    private var lastPushed = -1
+    private var lastOutput: UnsafeBufferPointer<Float>?
+    /// Windows pushed through the network since the start.
+    private(set) var steps = 0
+
+    init(network: StreamingNetwork, model: KeywordModel, embeddings: SpeechEmbeddingStream) {
+        self.network = network
+        self.embeddings = embeddings
+        memory = model.catchUpMemory
+        stride = model.totalStride
+    }
+
+    /// Whether the network gives an output at `window` (every `stride`-th, counting from the start).
+    func emitsOutput(at window: Int) -> Bool { (window + 1) % stride == 0 }
+
+    func scores(at window: Int) -> UnsafeBufferPointer<Float> {
+        if window == lastPushed, let lastOutput { return lastOutput }
+        var from = lastPushed + 1
+        if let memory, window - memory + 1 > from {
+            // Its receptive field starts after the last window it heard: start afresh there.
+            network.reset()
+            from = window - memory + 1
+        }
+        for next in from...window {
+            if let output = network.push(embeddings.embedding(at: next).baseAddress!) { lastOutput = output }
+            steps += 1
+        }
+        lastPushed = window
+        return lastOutput!
+    }
+
+    func forget(before index: Int) {}
+
+    func reset() {
+        network.reset()
+        lastPushed = -1
+        lastOutput = nil
+        steps = 0
     }
 }
 
 /// A model's scores → a trigger per keyword; for a model with a companion network, the two
-/// networks' scores fused first (`LogitFusion`).
+/// networks' scores fused first (`LogitFusion`), the companion's heard only while its gate is open.
 private final class KeywordScorer {
     let model: KeywordModel
     var triggers: [KeywordTrigger]
-    private var fusion: LogitFusion?
+    private(set) var fusion: LogitFusion?
 
-    init(model: KeywordModel, settings: [String: KeywordSettings]) throws(DetectorError) {
+    init(model: KeywordModel, settings: [String: KeywordSettings], companionScores: (any CompanionScores)?) throws(DetectorError) {
         self.model = model
         triggers = try Self.triggers(for: model, settings: settings)
-        fusion = model.companion.map { LogitFusion(weight: $0.weight, width: model.keywords.count) }
+        if let companion = model.companion, let companionScores {
+            fusion = LogitFusion(weight: companion.weight, width: model.keywords.count, gate: companion.gate, companionScores: companionScores)
+        }
     }
 
     /// One trigger per keyword of `model`, with the user's settings over the model's defaults.
@@ -231,21 +376,28 @@ private final class KeywordScorer {
         }
     }
 
-    func receive(_ output: UnsafeBufferPointer<Float>, fromCompanion: Bool, at time: Double,
-                 onScore: ((ScoreEvent) -> Void)?, onDetection: (Detection) -> Void) {
+    /// An output of the model's own network.
+    func receive(_ output: UnsafeBufferPointer<Float>, at time: Double, onScore: ((ScoreEvent) -> Void)?, onDetection: (Detection) -> Void) {
         guard fusion != nil else { return score(output, at: time, onScore: onScore, onDetection: onDetection) }
-        func emit(_ time: Double, _ fused: UnsafeBufferPointer<Float>) {
-            score(fused, at: time, onScore: onScore, onDetection: onDetection)
+        fusion!.first(output, at: time) { time, fused, first in
+            score(fused, at: time, firstNetwork: first, onScore: onScore, onDetection: onDetection)
         }
-        if fromCompanion { fusion!.companion(output, at: time, emit: emit) } else { fusion!.first(output, at: time, emit: emit) }
     }
 
-    private func score(_ output: UnsafeBufferPointer<Float>, at time: Double, onScore: ((ScoreEvent) -> Void)?, onDetection: (Detection) -> Void) {
+    /// An output of the companion network (its scores at `index` of the fusion's `companionScores`).
+    func companionScored(at time: Double, index: Int, onScore: ((ScoreEvent) -> Void)?, onDetection: (Detection) -> Void) {
+        fusion!.companion(at: time, index: index) { time, fused, first in
+            score(fused, at: time, firstNetwork: first, onScore: onScore, onDetection: onDetection)
+        }
+    }
+
+    private func score(_ output: UnsafeBufferPointer<Float>, at time: Double, firstNetwork: UnsafeBufferPointer<Float>? = nil,
+                       onScore: ((ScoreEvent) -> Void)?, onDetection: (Detection) -> Void) {
         let background = model.outputKind == .softmaxWithBackground ? 1 : 0
         for k in triggers.indices {
             let raw = output[k + background]
             let (smoothed, detection) = triggers[k].observe(raw, at: time)
-            onScore?(ScoreEvent(keyword: triggers[k].keyword, time: time, raw: raw, smoothed: smoothed))
+            onScore?(ScoreEvent(keyword: triggers[k].keyword, time: time, raw: raw, smoothed: smoothed, firstNetwork: firstNetwork?[k]))
             if let detection { onDetection(detection) }
         }
     }

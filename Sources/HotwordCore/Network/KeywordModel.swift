@@ -40,6 +40,13 @@ public struct KeywordModel: Sendable, Hashable {
         return model
     }
 
+    /// The model with its companion heard at every output: no gate.
+    public var ungated: KeywordModel {
+        var model = self
+        model.companion?.gate = nil
+        return model
+    }
+
     public var parameterCount: Int {
         layers.reduce(0) { $0 + $1.parameterCount } + (companionModel?.parameterCount ?? 0)
     }
@@ -119,11 +126,14 @@ public struct CompanionNetwork: Sendable, Hashable {
     public var layers: [Layer]
     /// The companion's share of the mean logit, in (0, 1); the first network's is 1 − weight.
     public var weight: Float
+    /// When the companion is heard (nil: always): a cascade on the first network's score.
+    public var gate: CompanionGate?
 
-    public init(frontend: FrontendConfig, layers: [Layer], weight: Float = 0.5) {
+    public init(frontend: FrontendConfig, layers: [Layer], weight: Float = 0.5, gate: CompanionGate? = nil) {
         self.frontend = frontend
         self.layers = layers
         self.weight = weight
+        self.gate = gate
     }
 }
 

@@ -115,6 +115,7 @@ extension KeywordModel {
         } catch {
             throw .invalidModel("companion network: \(error)")
         }
+        try companion.gate?.validate(for: companionModel)
     }
 }
 

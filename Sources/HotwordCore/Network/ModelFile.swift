@@ -215,19 +215,22 @@ private struct CompanionHeader: Codable {
     var embedding: SpeechEmbeddingHeader?
     var layers: [LayerHeader]
     var weight: Float
+    /// Optional: absent in files written before gates, and in ungated ones (read as no gate).
+    var gate: CompanionGate?
 
     init(_ companion: CompanionNetwork, appendingTensorsTo weights: inout [Float]) {
         frontend = companion.frontend
         layers = companion.layers.map { LayerHeader($0, appendingTensorsTo: &weights) }
         embedding = companion.frontend.embedding.map { SpeechEmbeddingHeader($0, appendingTensorsTo: &weights) }
         weight = companion.weight
+        gate = companion.gate
     }
 
     func companion(weights: [Float]) throws(ModelError) -> CompanionNetwork {
         var frontend = frontend
         do {
             frontend.embedding = try embedding?.embedding(weights: weights)
-            return CompanionNetwork(frontend: frontend, layers: try LayerHeader.layers(layers, weights: weights), weight: weight)
+            return CompanionNetwork(frontend: frontend, layers: try LayerHeader.layers(layers, weights: weights), weight: weight, gate: gate)
         } catch {
             throw .invalidModel("companion network: \(error)")
         }

@@ -51,6 +51,20 @@ public struct ScoreTrace: Sendable {
         scores = Array(stretches.joined())
     }
 
+    private init(stream: EvaluationStream, keyword: String, scores: [ScoreEvent]) {
+        self.stream = stream
+        self.keyword = keyword
+        self.scores = scores
+    }
+
+    /// The trace of the same pair run through `gate`, from this one of it ungated
+    /// (`CompanionGate.gatedScores`), and the share of its first network's outputs at which the
+    /// gate was open. The gate reads the traced keyword alone (a model's only one, as shipped).
+    public func gated(by gate: CompanionGate, weight: Float) -> (trace: ScoreTrace, openShare: Double) {
+        let (gated, openShare) = gate.gatedScores(scores, weight: weight)
+        return (ScoreTrace(stream: stream, keyword: keyword, scores: gated), openShare)
+    }
+
     /// Audio a fresh detector hears before its scores count: a minute, or sixty time constants of
     /// the frontend's memory where that is longer (e^−60 is below float precision).
     static func warmUp(for model: KeywordModel) -> Int {
