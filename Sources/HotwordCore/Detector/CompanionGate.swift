@@ -29,7 +29,7 @@ public struct CompanionGate: Sendable, Hashable, Codable {
     public static var logitLimit: Float { -LogitFusion.logit(0) }
 
     /// The first network's score (a probability) at or above which the gate opens.
-    var probability: Float { 1 / (1 + exp(-logit)) }
+    var probability: Float { LogOdds.sigmoid(logit) }
 
     /// Checks the values and that `companion` can be caught up on from its last inputs alone: a
     /// stride-1 stack of convolutions and dense layers on the speech embedding, whose output at a

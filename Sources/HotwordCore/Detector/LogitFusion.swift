@@ -51,14 +51,11 @@ struct LogitFusion {
         fused = [Float](repeating: 0, count: width)
     }
 
-    static func logit(_ p: Float) -> Float {
-        let clamped = min(max(p, probabilityFloor), 1 - probabilityFloor)
-        return log(clamped / (1 - clamped))
-    }
+    static func logit(_ p: Float) -> Float { LogOdds.logit(p, margin: probabilityFloor) }
 
     static func fuse(first: Float, companion: Float, weight: Float) -> Float {
         let z = (1 - weight) * logit(first) + weight * logit(companion)
-        return 1 / (1 + exp(-z))
+        return LogOdds.sigmoid(z)
     }
 
     /// A score of the first network, at `time`; `emit` gets the fused scores and the first network's.

@@ -217,8 +217,8 @@ public struct SensitivityMap: Sendable, Hashable, Codable {
         for (a, b) in zip(points, points.dropFirst()) where s <= b.sensitivity {
             if s == b.sensitivity { return b.threshold }
             let t = Double((s - a.sensitivity) / (b.sensitivity - a.sensitivity))
-            let (from, to) = (Self.logit(a.threshold), Self.logit(b.threshold))
-            return Self.sigmoid(from + t * (to - from))
+            let (from, to) = (LogOdds.logit(Double(a.threshold)), LogOdds.logit(Double(b.threshold)))
+            return Float(LogOdds.sigmoid(from + t * (to - from)))
         }
         return points[points.count - 1].threshold
     }
@@ -231,19 +231,12 @@ public struct SensitivityMap: Sendable, Hashable, Codable {
         if threshold <= last.threshold { return last.sensitivity }
         for (a, b) in zip(points, points.dropFirst()) where threshold <= a.threshold && threshold >= b.threshold {
             guard a.threshold != b.threshold else { return a.sensitivity }
-            let t = (Self.logit(a.threshold) - Self.logit(threshold)) / (Self.logit(a.threshold) - Self.logit(b.threshold))
+            let (from, at, to) = (LogOdds.logit(Double(a.threshold)), LogOdds.logit(Double(threshold)), LogOdds.logit(Double(b.threshold)))
+            let t = (from - at) / (from - to)
             return a.sensitivity + Float(t) * (b.sensitivity - a.sensitivity)
         }
         return last.sensitivity
     }
-
-    /// Thresholds of exactly 0 or 1 are kept a hair inside, where the log-odds are finite.
-    private static func logit(_ probability: Float) -> Double {
-        let p = min(max(Double(probability), 1e-9), 1 - 1e-9)
-        return log(p / (1 - p))
-    }
-
-    private static func sigmoid(_ logit: Double) -> Float { Float(1 / (1 + exp(-logit))) }
 }
 
 /// How a model was made, so that it can be made again: stored in the file, shown in its card.

@@ -28,7 +28,7 @@ public enum Activation: String, Sendable, Hashable, Codable, CaseIterable {
     }
 
     @inline(__always)
-    static func sigmoid(_ x: Float) -> Float { 1 / (1 + Foundation.exp(-x)) }
+    static func sigmoid(_ x: Float) -> Float { LogOdds.sigmoid(x) }
 }
 
 /// y = act(W·x + b) on every frame. W is row-major `[outputs][inputs]`.

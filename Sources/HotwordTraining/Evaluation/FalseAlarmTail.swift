@@ -1,4 +1,5 @@
 import Foundation
+import HotwordCore
 
 /// False-alarm rates below what a stream can count, read off its highest-scoring false alarms.
 ///
@@ -55,11 +56,8 @@ public struct FalseAlarmTail: Sendable, Equatable {
     /// The threshold where the fitted rate falls to `rate` (below the rate at the base).
     public func threshold(forRatePerHour rate: Double) -> Float {
         let logit = base + meanExcess * log(ratePerHourAtBase / rate)
-        return Float(1 / (1 + exp(-logit)))
+        return Float(LogOdds.sigmoid(logit))
     }
 
-    static func logit(_ threshold: Float) -> Double {
-        let p = min(max(Double(threshold), 1e-12), 1 - 1e-12)
-        return log(p / (1 - p))
-    }
+    static func logit(_ threshold: Float) -> Double { LogOdds.logit(Double(threshold), margin: 1e-12) }
 }

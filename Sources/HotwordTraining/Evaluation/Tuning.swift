@@ -8,7 +8,7 @@ public enum Tuning {
     /// for the same false alarms, so `checked` reaches down to logit −2 (0.12): a text-only
     /// keyword's network scores many people between 0.1 and 0.5.
     public static func thresholds(checked: Bool) -> [Float] {
-        stride(from: checked ? -2 : 0, through: 12, by: 0.25).map { 1 / (1 + exp(-Float($0))) }
+        stride(from: checked ? -2 : 0, through: 12, by: 0.25).map { LogOdds.sigmoid(Float($0)) }
     }
 
     public struct Result: Sendable {
@@ -108,10 +108,11 @@ public enum Tuning {
 
     /// The thresholds for a tenth of `target`, `target` and ten times it, from a sweep's `points`:
     /// the lowest counted to meet each, or where the tail's fit meets it for a rate below the
-    /// tail's base. Never above the sweep's highest threshold. Where a `missBudget` sets the middle
-    /// stricter than the target's (`defaultThreshold`), the target's threshold is the lenient end:
-    /// ten times the target, from a default already stricter than the target, would be a leap.
-    /// A `floor` (`everySourceThreshold`) raises the target's threshold to at least it.
+    /// tail's base. Never above the sweep's highest threshold. A `floor` (`everySourceThreshold`)
+    /// raises the middle to at least it, and a `missBudget` may raise it further
+    /// (`defaultThreshold`). Whenever either sets the middle stricter than the pooled target's
+    /// threshold, that threshold is the lenient end: ten times the target, from a default already
+    /// stricter than the target, would be a leap.
     public static func operatingThresholds(_ points: [OperatingPoint], target: Double, missBudget: Double? = nil,
                                            floor: Float? = nil) -> (strict: Float, middle: Float, lenient: Float) {
         let highest = points.map(\.threshold).max()!
@@ -119,9 +120,9 @@ public enum Tuning {
             if let tail = tailFit(points, for: limit) { return min(tail.threshold(forRatePerHour: limit), highest) }
             return points.filter { $0.falseAlarmsPerHour <= limit }.map(\.threshold).min() ?? highest
         }
-        let targeted = max(threshold(within: target), floor ?? 0)
+        let pooled = threshold(within: target), targeted = max(pooled, floor ?? 0)
         let middle = missBudget.map { defaultThreshold(points, targeted: targeted, missBudget: $0) } ?? targeted
-        return (threshold(within: target / 10), middle, middle > targeted ? targeted : threshold(within: target * 10))
+        return (threshold(within: target / 10), middle, middle > pooled ? pooled : threshold(within: target * 10))
     }
 
     /// The sweep's tail when `rate` is below what it counts at the tail's base, so is read off the fit.
@@ -135,12 +136,11 @@ public enum Tuning {
     /// either case), which would give several sensitivities one threshold and make
     /// `--sensitivity` do nothing.
     public static func sensitivityMap(strict: Float, middle: Float, lenient: Float) -> SensitivityMap {
-        let logit = log(middle / (1 - middle))
-        func sigmoid(_ x: Float) -> Float { 1 / (1 + exp(-x)) }
+        let logit = LogOdds.logit(middle)
         return SensitivityMap(points: [
-            .init(sensitivity: 0, threshold: max(strict, sigmoid(logit + sensitivitySpan))),
+            .init(sensitivity: 0, threshold: max(strict, LogOdds.sigmoid(logit + sensitivitySpan))),
             .init(sensitivity: 0.5, threshold: middle),
-            .init(sensitivity: 1, threshold: min(lenient, sigmoid(logit - sensitivitySpan))),
+            .init(sensitivity: 1, threshold: min(lenient, LogOdds.sigmoid(logit - sensitivitySpan))),
         ])
     }
 }

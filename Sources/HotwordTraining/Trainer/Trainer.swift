@@ -178,11 +178,8 @@ public final class Trainer {
         let memberScores = try networks.map { try self.scores($0, on: validation) }
         // The ensemble's score is the sigmoid of the members' mean logit (KeywordModel.ensemble).
         let scores = memberScores.count == 1 ? memberScores[0] : validation.labels.indices.map { i in
-            let meanLogit = memberScores.reduce(0.0) { sum, member in
-                let p = min(max(Double(member[i]), 1e-7), 1 - 1e-7)
-                return sum + log(p / (1 - p))
-            } / Double(memberScores.count)
-            return Float(1 / (1 + exp(-meanLogit)))
+            let meanLogit = memberScores.reduce(0.0) { $0 + LogOdds.logit(Double($1[i]), margin: 1e-7) } / Double(memberScores.count)
+            return Float(LogOdds.sigmoid(meanLogit))
         }
         let negatives = zip(scores, validation.labels).filter { $0.1 < 0.5 }.map(\.0)
         // Provisional operating point until `hotword tune` measures false alarms per hour:
