@@ -55,6 +55,46 @@ import Testing
         #expect(again == first, "first \"\(first)\", then \"\(again)\"")
     }
 
+    /// The decoder loads only the dictionary's words its language model has: alternative
+    /// pronunciations kept, the rest left out, and the same words heard.
+    @Test func loadsOnlyTheDictionaryWordsTheLanguageModelKnows() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let model = folder.appendingPathComponent("time.arpa")
+        try Data(Self.arpa(unigrams: ["<s>", "</s>", "what", "time", "is", "it", "read"]).utf8).write(to: model)
+        let cuts = folder.appendingPathComponent("cache")
+        let recognizer = try await PocketSphinxRecognizer(PocketSphinxConfiguration(languageModel: model.path, dictionaryCutFolder: cuts))
+        let written = try FileManager.default.contentsOfDirectory(atPath: cuts.path)
+        try #require(written.count == 1, "\(written)")
+        let entries = try String(contentsOf: cuts.appendingPathComponent(written[0]), encoding: .utf8).split(separator: "\n")
+        #expect(Set(entries.map { String($0.prefix { $0 != " " }) }) == ["what", "what(2)", "time", "is", "it", "read", "read(2)"], "\(entries)")
+        let text = try await recognizer.transcribe(try await SpeechFixtures.speech("what time is it"))
+        #expect(text == "what time is it")
+        // Another model: a cut of its own, the old one removed.
+        try Data(Self.arpa(unigrams: ["<s>", "</s>", "what", "time"]).utf8).write(to: model)
+        _ = try await PocketSphinxRecognizer(PocketSphinxConfiguration(languageModel: model.path, dictionaryCutFolder: cuts))
+        let rewritten = try FileManager.default.contentsOfDirectory(atPath: cuts.path)
+        #expect(rewritten.count == 1 && rewritten != written, "\(rewritten)")
+    }
+
+    @Test func theWholeGeneralModelHearsTheSameThroughTheCutDictionary() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = TestPaths.sharedData.appendingPathComponent("speech/speechocean762/SPEAKER0044_000440175.flac")
+        let speech = try AudioFileReader.read(file).samples
+        let whole = try await PocketSphinxRecognizer(PocketSphinxConfiguration(dictionaryCutFolder: nil)).transcribe(speech)
+        let cut = try await PocketSphinxRecognizer(PocketSphinxConfiguration(dictionaryCutFolder: folder)).transcribe(speech)
+        #expect(!whole.isEmpty && cut == whole, "whole dictionary \"\(whole)\", cut \"\(cut)\"")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 1)
+    }
+
+    /// A unigram ARPA model of `unigrams`, each equally likely.
+    static func arpa(unigrams: [String]) -> String {
+        let probability = log10(1 / Double(unigrams.count))
+        return "\\data\\\nngram 1=\(unigrams.count)\n\n\\1-grams:\n"
+            + unigrams.map { "\(probability) \($0) 0\n" }.joined() + "\n\\end\\\n"
+    }
+
     @Test func namesAMissingModelFile() async throws {
         var configuration = PocketSphinxConfiguration()
         configuration.dictionary = "/nonexistent/words.dict"

@@ -24,16 +24,21 @@ enum PocketSphinxEngine {
     static func createDecoder(arguments: [String], logFile: String?) throws(Failure) -> OpaquePointer {
         // pocketsphinx echoes its whole configuration while parsing arguments, before `-logfn`
         // takes effect; route the log first so nothing reaches our stderr.
-        if let logFile {
-            guard err_set_logfile(logFile) == 0 else { throw .logNotWritable(path: logFile) }
-        } else {
-            err_set_logfp(nil)
-        }
+        try routeLog(to: logFile)
         let arguments = arguments + ["-logfn", logFile ?? "/dev/null"]
         guard let config = parse(arguments) else { throw .rejected(arguments: arguments) }
         defer { cmd_ln_free_r(config) }
         guard let decoder = ps_init(config) else { throw .rejected(arguments: arguments) }
         return decoder
+    }
+
+    /// Sends pocketsphinx's process-wide log to `logFile`, appended; nil silences it.
+    static func routeLog(to logFile: String?) throws(Failure) {
+        if let logFile {
+            guard err_set_logfile(logFile) == 0 else { throw .logNotWritable(path: logFile) }
+        } else {
+            err_set_logfp(nil)
+        }
     }
 
     /// Makes `decoder` search with its language model interpolated linearly with the n-gram model
@@ -60,6 +65,20 @@ enum PocketSphinxEngine {
         // The search takes its own reference to the set.
         defer { _ = ngram_model_free(set) }
         return ps_set_lm(decoder, "questions", set) == 0 && ps_set_search(decoder, "questions") == 0
+    }
+
+    /// The words of the n-gram model in `path` (ARPA text or binary), nil if pocketsphinx cannot
+    /// read it. Loads the whole model for a moment. Runs on `queue` only.
+    static func vocabulary(ofLanguageModel path: String) -> Set<String>? {
+        guard let logMath = logmath_init(1.0001, 0, 0) else { return nil }
+        // The model takes over the log tables' one reference.
+        guard let model = ngram_model_read(nil, path, NGRAM_AUTO, logMath) else {
+            _ = logmath_free(logMath)
+            return nil
+        }
+        defer { _ = ngram_model_free(model) }
+        guard let counts = ngram_model_get_counts(model) else { return nil }
+        return Set((0..<Int32(counts[0])).compactMap { ngram_word(model, $0).map { String(cString: $0) } })
     }
 
     /// pocketsphinx's configuration object for `arguments`, or nil if rejected.

@@ -1,5 +1,6 @@
 import CPocketSphinx
 import Foundation
+import HotwordFolders
 import HotwordSUSI
 import Logging
 
@@ -21,6 +22,9 @@ public struct PocketSphinxConfiguration: Sendable, Equatable {
     public var questionModel: QuestionModel
     /// The question model's share of the interpolation, 0…1.
     public var questionWeight: Double
+    /// Where the dictionary cut to the language models' words is kept (`DecoderDictionary`); nil:
+    /// the whole dictionary is loaded.
+    public var dictionaryCutFolder: URL?
 
     /// Where the question model comes from.
     public enum QuestionModel: Sendable, Equatable {
@@ -59,7 +63,8 @@ public struct PocketSphinxConfiguration: Sendable, Equatable {
         logFile: String? = nil,
         // Off by default: it hears questions better but telephone prompts worse (docs/stt.md).
         questionModel: QuestionModel = .none,
-        questionWeight: Double = defaultQuestionWeight
+        questionWeight: Double = defaultQuestionWeight,
+        dictionaryCutFolder: URL? = UserFolder.cache.url()
     ) {
         self.acousticModel = acousticModel
         self.languageModel = languageModel
@@ -67,10 +72,12 @@ public struct PocketSphinxConfiguration: Sendable, Equatable {
         self.logFile = logFile
         self.questionModel = questionModel
         self.questionWeight = questionWeight
+        self.dictionaryCutFolder = dictionaryCutFolder
     }
 
-    /// The command-line style arguments the recogniser's decoder is configured with (and `-logfn`).
-    var arguments: [String] {
+    /// The command-line style arguments the recogniser's decoder is configured with (and
+    /// `-logfn`), its pronunciations read from `dictionary`.
+    func arguments(dictionary: String) -> [String] {
         ["-hmm", acousticModel, "-lm", languageModel, "-dict", dictionary]
     }
 
@@ -102,7 +109,11 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
         let started = ContinuousClock.now
         let questionModel = Self.questionModelPath(configuration)
         let (decoder, mean) = try await Self.engine.run { () throws(SpeechToTextError) in
-            let decoder = try Self.createDecoder(configuration)
+            try? PocketSphinxEngine.routeLog(to: configuration.logFile)  // reading the models logs too
+            let dictionary = configuration.dictionaryCutFolder.flatMap { folder in
+                DecoderDictionary.cut(configuration.dictionary, to: [configuration.languageModel] + [questionModel].compactMap { $0 }, in: folder)
+            }
+            let decoder = try Self.createDecoder(configuration, dictionary: dictionary ?? configuration.dictionary)
             if let questionModel,
                !PocketSphinxEngine.interpolate(decoder, with: questionModel, weight: configuration.questionWeight) {
                 ps_free(decoder)
@@ -172,9 +183,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
     }
 
     /// Runs on `engine` only.
-    private static func createDecoder(_ configuration: PocketSphinxConfiguration) throws(SpeechToTextError) -> OpaquePointer {
+    private static func createDecoder(_ configuration: PocketSphinxConfiguration, dictionary: String) throws(SpeechToTextError) -> OpaquePointer {
         do {
-            return try PocketSphinxEngine.createDecoder(arguments: configuration.arguments, logFile: configuration.logFile)
+            return try PocketSphinxEngine.createDecoder(arguments: configuration.arguments(dictionary: dictionary), logFile: configuration.logFile)
         } catch {
             switch error {
             case .logNotWritable(let path): throw .pocketsphinxLogNotWritable(path: path)
