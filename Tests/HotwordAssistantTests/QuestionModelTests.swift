@@ -37,6 +37,31 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["question-model.arpa", "susi-skills"])
     }
 
+    /// A running recogniser hears with SUSI's skills from the utterance after they were fetched:
+    /// the model is built again and the decoder swapped, without a restart.
+    @Test func isBuiltAgainWhileRunningOnceTheSkillListsChange() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let skills = folder.appendingPathComponent("susi-skills")
+        let recognizer = try await PocketSphinxRecognizer(PocketSphinxConfiguration(
+            questionModel: .built(file: folder.appendingPathComponent("question-model.arpa"), skillCache: skills),
+            dictionaryCutFolder: folder))
+        #expect(await recognizer.questionModel?.skillExamples == 0)
+        let speech = try await SpeechFixtures.speech("what time is it")
+        _ = try await recognizer.transcribe(speech)
+        #expect(await recognizer.questionModel?.skillExamples == 0)
+
+        let server = try SUSITestServer()
+        defer { server.shutdown() }
+        var configuration = SUSIConfiguration(clientVersion: "test", server: server.baseURL)
+        configuration.retry = .never
+        _ = try await SUSISkillCatalog(client: SUSIClient(configuration: configuration), cacheFolder: skills).skills(group: nil)
+        _ = try await recognizer.transcribe(speech)
+        #expect(await recognizer.questionModel?.skillExamples == 4)
+        let heard = try await recognizer.transcribe(speech)
+        #expect(heard.split(separator: " ").contains("time"), "the new decoder heard \"\(heard)\"")
+    }
+
     @Test func pocketsphinxHearsAQuestionAtLeastAsWellWithItAsWithout() async throws {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -91,15 +91,22 @@ public struct PocketSphinxConfiguration: Sendable, Equatable {
 ///
 /// The decoder is created once (loading the models takes about a second) and reused for every
 /// utterance. All its work runs on pocketsphinx's one serial queue (`PocketSphinxEngine`):
-/// concurrent `transcribe` calls are decoded one after the other.
+/// concurrent `transcribe` calls are decoded one after the other. A built question model is
+/// built again after an utterance once the skill lists changed, and heard from the next one.
 public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable {
-    // @unchecked: `decoder` and `pcmChunk` are only touched on `engine`, a serial queue.
+    // @unchecked: `decoder`, `initialCepstralMean`, `pcmChunk`, `skillListsSeen` and `builtModel`
+    // are only touched on `engine`, a serial queue.
     private static let engine = PocketSphinxEngine.queue
-    private let decoder: OpaquePointer
+    private let configuration: PocketSphinxConfiguration
+    private var decoder: OpaquePointer
     /// The model's initial cepstral mean (-cmninit), restored before every utterance.
-    private let initialCepstralMean: [mfcc_t]
+    private var initialCepstralMean: [mfcc_t]
     /// The utterance is converted to 16-bit and fed to pocketsphinx through this one buffer.
     private var pcmChunk = [Int16](repeating: 0, count: 4_096)
+    /// When the skill lists the built question model was made from last changed.
+    private var skillListsSeen: Date?
+    /// What went into the built question model the decoder hears with; nil without one.
+    private var builtModel: QuestionModelFile.Report?
     private static let logger = Logger(label: "hotword.stt")
 
     /// Loads the models (about a second, on the pocketsphinx queue). Throws if a model is missing
@@ -107,25 +114,16 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
     public init(_ configuration: PocketSphinxConfiguration = PocketSphinxConfiguration()) async throws(SpeechToTextError) {
         try Self.checkModels(configuration)
         let started = ContinuousClock.now
-        let questionModel = Self.questionModelPath(configuration)
+        if case .built(_, let skillCache) = configuration.questionModel { skillListsSeen = Self.lastChange(of: skillCache) }
+        let (questionModel, built) = Self.questionModelPath(configuration)
         let (decoder, mean) = try await Self.engine.run { () throws(SpeechToTextError) in
-            try? PocketSphinxEngine.routeLog(to: configuration.logFile)  // reading the models logs too
-            let dictionary = configuration.dictionaryCutFolder.flatMap { folder in
-                DecoderDictionary.cut(configuration.dictionary, to: [configuration.languageModel] + [questionModel].compactMap { $0 }, in: folder)
-            }
-            let decoder = try Self.createDecoder(configuration, dictionary: dictionary ?? configuration.dictionary)
-            if let questionModel,
-               !PocketSphinxEngine.interpolate(decoder, with: questionModel, weight: configuration.questionWeight) {
-                ps_free(decoder)
-                throw .questionModelRejected(path: questionModel)
-            }
-            let mean = Self.cepstralMeanState(decoder).flatMap { state in
-                state.pointee.cmn_mean.map { Array(UnsafeBufferPointer(start: $0, count: Int(state.pointee.veclen))) }
-            }
-            return (SendableDecoder(pointer: decoder), mean ?? [])
+            let (decoder, mean) = try Self.load(configuration, questionModel: questionModel)
+            return (SendableDecoder(pointer: decoder), mean)
         }
+        self.configuration = configuration
         self.decoder = decoder.pointer
         initialCepstralMean = mean
+        builtModel = built
         Self.logger.debug("pocketsphinx ready", metadata: [
             "lm": "\(configuration.languageModel)", "question_model": "\(questionModel ?? "none")",
             "seconds": "\((ContinuousClock.now - started) / .seconds(1))",
@@ -136,10 +134,68 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
         PocketSphinxEngine.release(decoder)
     }
 
+    /// What went into the built question model the decoder hears with now; nil without one.
+    public var questionModel: QuestionModelFile.Report? {
+        get async { await Self.engine.run { self.builtModel } }
+    }
+
     public func transcribe(_ samples: [Float]) async throws(SpeechToTextError) -> String {
-        try await Self.engine.run { () throws(SpeechToTextError) -> String in
+        let text = try await Self.engine.run { () throws(SpeechToTextError) -> String in
             try self.decode(samples)
         }
+        // After the answer is on its way, not before: the next utterance waits for it, if at all.
+        if case .built = configuration.questionModel { Self.engine.enqueue { self.buildQuestionModelAgainIfSkillsChanged() } }
+        return text
+    }
+
+    /// Builds the question model again when the skill lists changed since it was built (a
+    /// "what can you do", `hotword skills`, the day-old cache fetched again), and swaps in a
+    /// decoder hearing with it. Runs on `engine` only; on a failure the decoder in use stays.
+    private func buildQuestionModelAgainIfSkillsChanged() {
+        guard case .built(let file, let skillCache) = configuration.questionModel else { return }
+        let lastChange = Self.lastChange(of: skillCache)
+        guard lastChange != skillListsSeen else { return }
+        skillListsSeen = lastChange
+        do throws(SpeechToTextError) {
+            var report = try QuestionModelFile.update(file, skillCache: skillCache, dictionary: configuration.dictionary)
+            report.written = false
+            guard report != builtModel.map({ var model = $0; model.written = false; return model }) else { return }
+            let (replacement, mean) = try Self.load(configuration, questionModel: file.path)
+            ps_free(decoder)
+            decoder = replacement
+            initialCepstralMean = mean
+            builtModel = report
+            Self.logger.info("question model built again from the changed skill lists", metadata: [
+                "sentences": "\(report.sentences)", "skill_examples": "\(report.skillExamples)",
+            ])
+        } catch {
+            Self.logger.warning("\(error); the question model stays as it was")
+        }
+    }
+
+    /// The newest modification among the files of `folder`; nil when it holds none.
+    private static func lastChange(of folder: URL) -> Date? {
+        let files = (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: [.contentModificationDateKey])) ?? []
+        return files.compactMap { try? $0.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate }.max()
+    }
+
+    /// A decoder as `configuration` asks for, hearing with `questionModel` too if given, and its
+    /// initial cepstral mean. Runs on `engine` only.
+    private static func load(_ configuration: PocketSphinxConfiguration,
+                             questionModel: String?) throws(SpeechToTextError) -> (OpaquePointer, [mfcc_t]) {
+        try? PocketSphinxEngine.routeLog(to: configuration.logFile)  // reading the models logs too
+        let dictionary = configuration.dictionaryCutFolder.flatMap { folder in
+            DecoderDictionary.cut(configuration.dictionary, to: [configuration.languageModel] + [questionModel].compactMap { $0 }, in: folder)
+        }
+        let decoder = try createDecoder(configuration, dictionary: dictionary ?? configuration.dictionary)
+        if let questionModel, !PocketSphinxEngine.interpolate(decoder, with: questionModel, weight: configuration.questionWeight) {
+            ps_free(decoder)
+            throw .questionModelRejected(path: questionModel)
+        }
+        let mean = cepstralMeanState(decoder).flatMap { state in
+            state.pointee.cmn_mean.map { Array(UnsafeBufferPointer(start: $0, count: Int(state.pointee.veclen))) }
+        }
+        return (decoder, mean ?? [])
     }
 
     /// Decodes one whole utterance; runs on `engine` only.
@@ -194,21 +250,21 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
         }
     }
 
-    /// The question model's file, built first if it is built; nil for none, or when it cannot be
-    /// built — questions are then heard by the general model alone rather than not at all.
-    private static func questionModelPath(_ configuration: PocketSphinxConfiguration) -> String? {
+    /// The question model's file, built first if it is built (with what went into it); nil for
+    /// none, or when it cannot be built — questions are then heard by the general model alone
+    /// rather than not at all.
+    private static func questionModelPath(_ configuration: PocketSphinxConfiguration) -> (String?, QuestionModelFile.Report?) {
         switch configuration.questionModel {
         case .none:
-            return nil
+            return (nil, nil)
         case .file(let path):
-            return path
+            return (path, nil)
         case .built(let file, let skillCache):
             do {
-                try QuestionModelFile.update(file, skillCache: skillCache, dictionary: configuration.dictionary)
-                return file.path
+                return (file.path, try QuestionModelFile.update(file, skillCache: skillCache, dictionary: configuration.dictionary))
             } catch {
                 logger.warning("\(error); hearing with the general language model alone")
-                return nil
+                return (nil, nil)
             }
         }
     }
