@@ -24,6 +24,7 @@ DIR/hotword_<version>_<arch>.deb (DIR: the project folder). Install it with
   /lib/systemd/system/hotword-wyoming.service   `hotword serve` for Home Assistant (not enabled)
   /lib/systemd/system/hotword-whisper.service   Whisper speech to text (not enabled; set up by
                                             /usr/share/hotword/install-whisper.sh)
+  /usr/share/hotword/train-word.sh          your own wake word in one command (README)
   /usr/lib/systemd/user/hotword.service     the unit for desktop sessions
 
 Options:
@@ -125,6 +126,7 @@ unit systemd/hotword.service "$stage/lib/systemd/system/hotword.service"
 unit systemd/hotword-wyoming.service "$stage/lib/systemd/system/hotword-wyoming.service"
 unit systemd/hotword-whisper.service "$stage/lib/systemd/system/hotword-whisper.service"
 install -m 0755 scripts/install-whisper.sh "$stage/usr/share/hotword/install-whisper.sh"
+install -m 0755 scripts/train-word.sh "$stage/usr/share/hotword/train-word.sh"
 unit systemd/user/hotword.service "$stage/usr/lib/systemd/user/hotword.service"
 
 install -m 0755 packaging/deb/postinst packaging/deb/prerm packaging/deb/postrm "$stage/DEBIAN/"
