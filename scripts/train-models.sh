@@ -7,6 +7,7 @@
 #   scripts/train-models.sh [--no-train | --candidate [--fold a|b]] [keyword…]   # default: hey_susi computer jarvis alexa
 #
 # --no-train tunes and evaluates the models already there (after a change to tuning or eval).
+# text_only=1 makes any word as hey_susi is made, from its phrase alone (below).
 # --candidate trains the keyword's recipe on one fold of the sources (scripts/heldout-sources.sh;
 # --fold a, the default, or b), judged on the other: channels and noise alone augmented, the
 # negative recordings at other speeds; models and figures go to .build-candidate (-b for fold b)
@@ -139,6 +140,13 @@ train_one() {  # name phrase real-positives-folder (or "") synthetic-positives-f
 
 for keyword in "${@:-hey_susi computer jarvis alexa}"; do
   for k in $keyword; do
+    # text_only=1: a word people were recorded saying (computer, jarvis, alexa, smart_mirror) made
+    # as hey_susi is, from text alone, and judged on all its people: the text-only recipe judged
+    # on every word there are people for (docs/training.md, "A word from text, judged on four words").
+    if [ "${text_only:-0}" = 1 ]; then
+      recipe=every-source checked=1 target=0.2 train_one "$k" "${k//_/ }" "" "$SYNTH/$k/positive" --patience 12 --ensemble 2
+      continue
+    fi
     case $k in
       # A word from text alone: every source, and pocketsphinx's check tuned with the network (a
       # second opinion learnt from real speakers, which the synthetic voices cannot give) to 0.2
