@@ -59,13 +59,13 @@ EOF
 measure() {  # command… → "user+system seconds, peak MiB, detections"
   local out; out=$(mktemp)
   /usr/bin/time -f '%U %S %M' -o "$out.time" "$@" > "$out" 2>/dev/null
-  awk -v d="$(grep -c . "$out" || true)" '{ printf "%.1f %.0f %s", $1 + $2, $3 / 1024, d }' "$out.time"
+  awk -v d="$(grep -c . "$out" || true)" '{ printf "%.1f %.0f %s\n", $1 + $2, $3 / 1024, d }' "$out.time"
   rm -f "$out" "$out.time"
 }
 measure_mww() {  # model file → like measure, detections as microWakeWord counted them
   local out; out=$(mktemp)
   /usr/bin/time -f '%U %S %M' -o "$out.time" "$venv/bin/python" "$bench/mww.py" "$1" "$2" > "$out" 2>/dev/null
-  awk -v d="$(cat "$out")" '{ printf "%.1f %.0f %s", $1 + $2, $3 / 1024, d }' "$out.time"
+  awk -v d="$(cat "$out")" '{ printf "%.1f %.0f %s\n", $1 + $2, $3 / 1024, d }' "$out.time"
   rm -f "$out" "$out.time"
 }
 
