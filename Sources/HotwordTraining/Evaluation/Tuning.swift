@@ -109,10 +109,11 @@ public enum Tuning {
     /// The thresholds for a tenth of `target`, `target` and ten times it, from a sweep's `points`:
     /// the lowest counted to meet each, or where the tail's fit meets it for a rate below the
     /// tail's base. Never above the sweep's highest threshold. A `floor` (`everySourceThreshold`)
-    /// raises the middle to at least it, and a `missBudget` may raise it further
-    /// (`defaultThreshold`). Whenever either sets the middle stricter than the pooled target's
-    /// threshold, that threshold is the lenient end: ten times the target, from a default already
-    /// stricter than the target, would be a leap.
+    /// raises the target's threshold to at least it, and a `missBudget` may raise the middle
+    /// further (`defaultThreshold`). Whenever either sets the middle stricter than the pooled
+    /// target's threshold, the target's (with its floor) is the lenient end: ten times the target,
+    /// from a default already stricter than the target, would be a leap. Where the floor itself
+    /// set the middle, the ends are then as far apart as `sensitivityMap` keeps them.
     public static func operatingThresholds(_ points: [OperatingPoint], target: Double, missBudget: Double? = nil,
                                            floor: Float? = nil) -> (strict: Float, middle: Float, lenient: Float) {
         let highest = points.map(\.threshold).max()!
@@ -122,7 +123,7 @@ public enum Tuning {
         }
         let pooled = threshold(within: target), targeted = max(pooled, floor ?? 0)
         let middle = missBudget.map { defaultThreshold(points, targeted: targeted, missBudget: $0) } ?? targeted
-        return (threshold(within: target / 10), middle, middle > pooled ? pooled : threshold(within: target * 10))
+        return (threshold(within: target / 10), middle, middle > pooled ? targeted : threshold(within: target * 10))
     }
 
     /// The sweep's tail when `rate` is below what it counts at the tail's base, so is read off the fit.
