@@ -3,7 +3,9 @@ import Foundation
 import HotwordTestSupport
 import Testing
 
-@Suite("Process memory")
+/// Serialized: each test reads the whole process's resident memory, which the other's
+/// allocations would move.
+@Suite("Process memory", .serialized)
 struct ProcessMemoryTests {
     /// The process's resident memory, in KiB.
     static func residentKibibytes() throws -> Int {
@@ -25,7 +27,9 @@ struct ProcessMemoryTests {
         // Left to itself, glibc would now raise its threshold to 8 MiB, and the 6 MiB buffer
         // after it would stay in the process when freed.
         _ = try Self.residentReleaseOfLargeBuffer(8 << 20)
-        let released = try Self.residentReleaseOfLargeBuffer(6 << 20)
+        // The best of three: a thread of an earlier test (pocketsphinx freeing its decoder, say)
+        // may allocate between the two readings.
+        let released = try (0..<3).map { _ in try Self.residentReleaseOfLargeBuffer(6 << 20) }.max()!
         #expect(released >= 5 * 1024, "freeing 6 MiB gave back \(released) KiB")
     }
 
