@@ -89,8 +89,8 @@ public struct Pronouncer: Sendable {
     /// The dictionary's pronunciations ("word", "word(2)", ...) of the given words.
     private func dictionaryEntries(for words: Set<String>) throws(PronunciationError) -> [String: [[String]]] {
         var entries: [String: [[String]]] = [:]
-        try forEachDictionaryEntry { word, phones in
-            if words.contains(word), entries[word]?.contains(phones) != true { entries[word, default: []].append(phones) }
+        try forEachDictionaryEntry(of: words) { word, phones in
+            if entries[word]?.contains(phones) != true { entries[word, default: []].append(phones) }
         }
         return entries
     }
@@ -112,19 +112,27 @@ public struct Pronouncer: Sendable {
         return words
     }
 
-    /// Calls `body` with each line's word (without its "(2)" variant mark) and phones.
-    private func forEachDictionaryEntry(_ body: (String, [String]) -> Void) throws(PronunciationError) {
+    /// Calls `body` with each line's word (without its "(2)" variant mark) and phones; with
+    /// `words`, only for the lines of those words. It reads bytes, not Strings: splitting the
+    /// dictionary's 134 000 lines as Strings took 0.6 s of CPU at every start of a checked model.
+    private func forEachDictionaryEntry(of words: Set<String>? = nil,
+                                        _ body: (String, [String]) -> Void) throws(PronunciationError) {
         guard let dictionary, FileManager.default.fileExists(atPath: dictionary.path) else { return }
-        let text: String
+        let text: Data
         do {
-            text = try String(contentsOf: dictionary, encoding: .utf8)
+            text = try Data(contentsOf: dictionary)
         } catch {
             throw .dictionaryUnreadable(path: dictionary.path, reason: error.localizedDescription)
         }
-        for line in text.split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            guard let head = fields.first, fields.count > 1 else { continue }
-            body(head.split(separator: "(").first.map(String.init) ?? "", fields.dropFirst().map(String.init))
+        let wanted = words.map { Set($0.map { Array($0.utf8) }) }
+        let isBlank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }
+        text.withUnsafeBytes { bytes in
+            for line in bytes.split(separator: UInt8(ascii: "\n")) {
+                let fields = line.split(whereSeparator: isBlank)
+                guard let head = fields.first?.prefix(while: { $0 != UInt8(ascii: "(") }), fields.count > 1 else { continue }
+                if let wanted, !wanted.contains(Array(head)) { continue }
+                body(String(decoding: head, as: UTF8.self), fields.dropFirst().map { String(decoding: $0, as: UTF8.self) })
+            }
         }
     }
 

@@ -59,4 +59,16 @@ struct SoundAlikesTests {
         #expect(try Pronouncer(dictionary: folder.appendingPathComponent("none.dict"))
             .dictionaryWords().isEmpty)
     }
+
+    @Test func aWordsPronunciationsAreItsOwnLinesWhateverTheSpacing() throws {
+        let folder = try TestPaths.temporaryDirectory("pronunciations")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("test.dict")
+        try "hey\tHH EY\r\nhey(2) HH  EY IY\nheyday HH EY D EY\nsusi S UW Z IY\nsusi(2) S UW Z IY\n"
+            .write(to: file, atomically: true, encoding: .utf8)
+        // No espeak-ng on this search path: the dictionary alone answers.
+        let pronouncer = Pronouncer(dictionary: file, searchPath: folder.path)
+        #expect(try pronouncer.pronunciations(of: ["susi", "hey"]) == [[["S", "UW", "Z", "IY"]], [["HH", "EY"], ["HH", "EY", "IY"]]])
+        #expect(throws: PronunciationError.self) { try pronouncer.pronunciations(of: ["hay"]) }
+    }
 }
