@@ -30,6 +30,27 @@ import Testing
         #expect(worst < 1e-4, "max abs difference \(worst)")
     }
 
+    /// Two networks side by side stored as one (`hotword ensemble`): their pointwise convolutions
+    /// are grouped, each group its own matrix over its own channels.
+    @Test func groupedPointwiseConvolutionsMatchTheEquations() throws {
+        var rng = SeededGenerator(seed: 5)
+        let model = KeywordModel(
+            keywords: ["computer"], frontend: FrontendConfig(melBands: 40),
+            layers: [
+                NetworkFixtures.conv(&rng, inputs: 40, outputs: 32, kernel: 3, stride: 3),
+                NetworkFixtures.conv(&rng, inputs: 32, outputs: 32, kernel: 1, groups: 2),
+                NetworkFixtures.conv(&rng, inputs: 32, outputs: 32, kernel: 5, dilation: 2, depthwise: true, activation: .linear),
+                NetworkFixtures.conv(&rng, inputs: 32, outputs: 24, kernel: 1, groups: 4),
+                NetworkFixtures.dense(&rng, inputs: 24, outputs: 1, activation: .sigmoid),
+            ])
+        try model.validate()
+        let frames = randomFrames(90, width: 40, seed: 3)
+        let streamed = streamedOutputs(model, frames), reference = NetworkFixtures.reference(model, frames: frames)
+        #expect(streamed.count == 30 && reference.count == 30)
+        let worst = zip(streamed, reference).flatMap { zip($0, $1).map { abs(Double($0) - $1) } }.max() ?? .infinity
+        #expect(worst < 1e-4, "max abs difference \(worst)")
+    }
+
     @Test func resetForgetsHistory() {
         let model = NetworkFixtures.everyLayerKind()
         let frames = randomFrames(40, width: 40, seed: 2)

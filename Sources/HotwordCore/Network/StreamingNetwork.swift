@@ -124,6 +124,14 @@ private final class ConvRunner: LayerRunner {
         } else if layer.dilation == 1 && layer.groups == 1 {
             // The window is exactly the kernel's taps, laid out like each filter's weights.
             Kernels.addMatrixVector(weights.pointer, rows: layer.outputs, columns: layer.kernelSize * channels, oldest, into: out)
+        } else if layer.kernelSize == 1 {
+            // Pointwise and grouped (networks side by side): each group's filters are one matrix
+            // over its own channels. One dot product per filter cost three times the instructions.
+            let outputsPerGroup = layer.outputs / layer.groups, groupInputs = layer.inputsPerGroup
+            for group in 0..<layer.groups {
+                Kernels.addMatrixVector(weights.pointer + group * outputsPerGroup * groupInputs, rows: outputsPerGroup,
+                                        columns: groupInputs, oldest + group * groupInputs, into: out + group * outputsPerGroup)
+            }
         } else {
             // Dilated or grouped: each tap of each filter is a dot product with its group's channels.
             let groupInputs = layer.inputsPerGroup
