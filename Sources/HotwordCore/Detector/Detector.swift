@@ -131,8 +131,14 @@ public final class Detector {
         var start = 0
         while start < samples.count {
             let count = min(Self.blockLength, samples.count - start)
-            for i in 0..<count { scaled[i] = samples[start + i] * gain }
-            let block = UnsafeBufferPointer(start: scaled, count: count)
+            let block: UnsafeBufferPointer<Float>
+            if gain == 1 {
+                // The usual case: nothing to scale, nothing to copy.
+                block = UnsafeBufferPointer(rebasing: samples[start..<start + count])
+            } else {
+                Kernels.scale(samples.baseAddress! + start, by: gain, into: scaled, count: count)
+                block = UnsafeBufferPointer(start: scaled, count: count)
+            }
             for group in groups {
                 group.process(block, onScore: onScore) { found.append($0) }
             }

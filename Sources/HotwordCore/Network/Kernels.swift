@@ -43,6 +43,21 @@ enum Kernels {
     /// OpenBLAS splits its products across threads by default; a detector runs on the audio thread alone.
     static let singleThreadedBLAS: Void = openblas_set_num_threads(1)
 
+    /// y[i] = x[i]·factor
+    @inline(__always)
+    static func scale(_ x: UnsafePointer<Float>, by factor: Float, into y: UnsafeMutablePointer<Float>, count: Int) {
+        let rx = UnsafeRawPointer(x), ry = UnsafeMutableRawPointer(y)
+        var i = 0
+        while i + 8 <= count {
+            ry.storeBytes(of: rx.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self) * factor, toByteOffset: i * 4, as: SIMD8<Float>.self)
+            i += 8
+        }
+        while i < count {
+            y[i] = x[i] * factor
+            i += 1
+        }
+    }
+
     /// y[i] += a[i]·b[i]
     @inline(__always)
     static func addProduct(
