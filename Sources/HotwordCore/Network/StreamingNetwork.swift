@@ -106,10 +106,16 @@ private final class ConvRunner: LayerRunner {
 
     func step(_ input: UnsafePointer<Float>) -> UnsafePointer<Float>? {
         let channels = layer.inputs
-        history.pointer.advanced(by: nextSlot * channels).update(from: input, count: channels)
-        history.pointer.advanced(by: (nextSlot + window) * channels).update(from: input, count: channels)
-        let oldest = UnsafePointer(history.pointer.advanced(by: (nextSlot + 1) * channels))
-        nextSlot = (nextSlot + 1) % window
+        let oldest: UnsafePointer<Float>
+        if window == 1 {
+            // A pointwise layer's window is the frame itself: nothing to keep.
+            oldest = input
+        } else {
+            history.pointer.advanced(by: nextSlot * channels).update(from: input, count: channels)
+            history.pointer.advanced(by: (nextSlot + window) * channels).update(from: input, count: channels)
+            oldest = UnsafePointer(history.pointer.advanced(by: (nextSlot + 1) * channels))
+            nextSlot = (nextSlot + 1) % window
+        }
         framesSinceOutput += 1
         guard framesSinceOutput == layer.stride else { return nil }
         framesSinceOutput = 0
