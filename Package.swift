@@ -99,7 +99,7 @@ let package = Package(
         // to text, phrase spotting, text to speech, the engines both use, configuration, systemd service.
         .target(name: "HotwordAssistant", dependencies: [
             "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "HotwordSUSI", "HotwordJSON", "HotwordTOML", "HotwordHistory",
-            "HotwordFolders", "HotwordChildProcess", "HotwordSpotting", "HotwordTranscripts", "HotwordLanguageModel", "CPocketSphinx", "CEspeakNG", "CMalloc", atomics, logging,
+            "HotwordFolders", "HotwordChildProcess", "HotwordSpotting", "HotwordTranscripts", "HotwordLanguageModel", "HotwordWhisper", "CPocketSphinx", "CEspeakNG", "CMalloc", atomics, logging,
         ]),
         // Public training corpora: the catalogue, downloads resumed and verified (over HotwordSUSI's
         // HTTP client), archives unpacked into the folders `train` reads.

@@ -8,7 +8,7 @@ public struct WhisperTranscript: Sendable, Equatable {
 }
 
 /// A Whisper model loaded from a CTranslate2 folder (`model.bin`, `vocabulary.txt`,
-/// `config.json`, as faster-whisper reads it), for English-only models such as tiny.en: greedy
+/// `config.json`, as faster-whisper reads it), English-only models such as tiny.en: greedy
 /// decoding without timestamps. Immutable once loaded, so it may be shared between threads;
 /// each `transcribe` allocates its own buffers.
 public struct WhisperModel: Sendable {
@@ -38,6 +38,11 @@ public struct WhisperModel: Sendable {
         let file = try CTranslate2ModelFile(path: "\(folder)/model.bin")
         guard file.specName == "WhisperSpec" else { throw .wrongSpec(path: file.path, found: file.specName, expected: "WhisperSpec") }
         let dimensions = try WhisperDimensions(file)
+        // Whisper's own test: multilingual models have 51 865 tokens or more, and need a language token.
+        guard dimensions.vocabulary < 51_865 else {
+            throw .invalid(path: file.path, variable: "decoder/embeddings/weight", found: "\(dimensions.vocabulary) tokens (a multilingual model)",
+                           expected: "an English-only model such as tiny.en (fewer than 51865 tokens)")
+        }
         encoder = try WhisperEncoder(file, dimensions)
         decoder = try WhisperDecoder(file, dimensions)
         logMel = WhisperLogMel(bands: dimensions.bands)

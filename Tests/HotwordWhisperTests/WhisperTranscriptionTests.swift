@@ -15,7 +15,7 @@ struct WhisperTranscriptionTests {
         let references = try ReferenceTranscripts.parse(try String(contentsOf: listURL, encoding: .utf8), list: list).prefix(count)
         var total = WordErrors()
         for reference in references {
-            let audio = try AudioFileReader.read(listURL.deletingLastPathComponent().appendingPathComponent(reference.file))
+            let audio = try AudioFileReader.read(listURL.deletingLastPathComponent().appendingPathComponent(reference.file), sampleRate: 16_000)
             let heard = model.transcribe(audio.samples, window: window).text
             let errors = WordErrors(reference: TranscriptWords.normalized(reference.text), hypothesis: TranscriptWords.normalized(heard))
             print("\(reference.file)\t\(errors.errors)\t\(heard)")

@@ -21,10 +21,10 @@ extension AssistantConfiguration {
     public func unusableSpeechSettings() throws(TextToSpeechError) -> [UnusableSetting] {
         var problems: [UnusableSetting] = []
         let language = susi.language
-        if stt.backend == .pocketsphinx, language != "en" {
+        if stt.backend == .pocketsphinx || stt.backend == .whisper, language != "en" {
             problems.append(UnusableSetting(
                 key: ["susi", "language"], value: "\"\(language)\"",
-                expected: "\"en\": stt.backend = \"pocketsphinx\" transcribes US English only (for \(language) choose http, command or wyoming)"))
+                expected: "\"en\": stt.backend = \"\(stt.backend.rawValue)\" transcribes English only (for \(language) choose http, command or wyoming)"))
         }
         if stt.backend == .pocketsphinx || stt.fallback == .pocketsphinx, case .file(let path) = stt.pocketsphinx.questionModel,
            !FileManager.default.isReadableFile(atPath: path) {
