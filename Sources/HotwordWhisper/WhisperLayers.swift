@@ -62,6 +62,14 @@ struct Linear {
 func matrixProduct(_ a: UnsafePointer<Float>, lda: Int, _ b: UnsafePointer<Float>, ldb: Int, transposeB: Bool,
                    rows: Int, columns: Int, inner: Int, alpha: Float = 1, accumulate: Bool,
                    into c: UnsafeMutablePointer<Float>, ldc: Int) {
+    if rows == 1 {
+        // One row (a decoder step): sgemv reads B where it lies, where Debian's OpenBLAS 0.3.21
+        // sgemm would first copy all of B — the whole embedding table for every token's logits.
+        cblas_sgemv(CblasRowMajor, transposeB ? CblasNoTrans : CblasTrans,
+                    Int32(transposeB ? columns : inner), Int32(transposeB ? inner : columns), alpha, b, Int32(ldb),
+                    a, 1, accumulate ? 1 : 0, c, 1)
+        return
+    }
     cblas_sgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
                 Int32(rows), Int32(columns), Int32(inner), alpha, a, Int32(lda), b, Int32(ldb),
                 accumulate ? 1 : 0, c, Int32(ldc))
