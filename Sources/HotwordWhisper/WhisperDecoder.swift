@@ -55,8 +55,8 @@ struct WhisperDecoder {
         private var query: [Float]
         private var hidden: [Float]
         private var scores: [Float]
-        /// Logits of the tokens up to `scoredTokens`.
-        private(set) var logits: [Float]
+        /// Logits of the tokens up to `scoredTokens`; the caller may mask them.
+        var logits: [Float]
         let scoredTokens: Int
         private(set) var position = 0
 

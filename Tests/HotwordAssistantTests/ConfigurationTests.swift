@@ -92,7 +92,7 @@ struct ConfigurationTests {
             timeout_s = 20
             [stt.whisper]
             model = "/m/whisper-tiny.en"
-            audio = "full"
+            audio = "utterance"
 
             [susi]
             server = "http://localhost:4000"
@@ -149,7 +149,7 @@ struct ConfigurationTests {
         #expect(c.stt.http == HTTPRecognizerConfiguration(url: URL(string: "http://10.0.0.2:9000/v1/audio/transcriptions")!,
                                                           model: "base.en", language: "de", apiKey: "sk-123", timeout: .milliseconds(12_500)))
         #expect(c.stt.commandArguments == ["whisper-cli", "-f", "{wav}"] && c.stt.commandTimeoutSeconds == 20)
-        #expect(c.stt.whisper == WhisperConfiguration(model: "/m/whisper-tiny.en", audio: .full))
+        #expect(c.stt.whisper == WhisperConfiguration(model: "/m/whisper-tiny.en", audio: .utterance))
         #expect(c.susi.server == URL(string: "http://localhost:4000")! && c.susi.language == "de")
         #expect(c.susi.deviceType == "Kitchen Radio" && c.susi.timezoneOffset == -120)
         #expect(c.susi.latitude == 52.52 && c.susi.longitude == 13.405)
@@ -289,7 +289,7 @@ struct ConfigurationTests {
                           expected: "a Whisper model folder (model.bin, vocabulary.txt, config.json; needed by backend = \"whisper\")"),
         ])
         let (configuration, none) = load("[stt]\nbackend = \"whisper\"\n[stt.whisper]\nmodel = \"/opt/tiny.en\"\n")
-        #expect(none == [] && configuration.stt.selected == .whisper(WhisperConfiguration(model: "/opt/tiny.en", audio: .utterance)))
+        #expect(none == [] && configuration.stt.selected == .whisper(WhisperConfiguration(model: "/opt/tiny.en", audio: .full)))
     }
 
     @Test func theWyomingSectionSetsTheServerAndReportsBadValuesWithTheirLine() throws {
