@@ -62,9 +62,11 @@ struct CTranslate2ModelFile {
             for _ in 0..<rank {
                 let dimension = Int(try reader.u32("a dimension of \(name)"))
                 shape.append(dimension)
+                // Bounded so that the byte count below cannot overflow; the data itself is checked
+                // against the file's end when it is skipped (a cut-off file is `.truncated`).
                 let (product, overflow) = elements.multipliedReportingOverflow(by: dimension)
-                guard !overflow, product <= data.count else {
-                    throw .invalid(path: path, variable: name, found: "of shape \(shape)…", expected: "a shape whose data fits in the file")
+                guard !overflow, product < 1 << 60 else {
+                    throw .invalid(path: path, variable: name, found: "of shape \(shape)…", expected: "a shape of fewer than 2^60 values")
                 }
                 elements = product
             }

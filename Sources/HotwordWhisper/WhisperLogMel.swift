@@ -4,7 +4,7 @@ import Foundation
 /// samples appended, a centred STFT (reflected edges) with a 400-point periodic Hann window every
 /// 160 samples, its last frame dropped, power spectrum, 80 Slaney mel bands with Slaney area
 /// normalisation (librosa's defaults), log10 floored at 1e-10 and at 8 below the largest value,
-/// then (x + 4) / 4. The DFT is one matrix product with a windowed cosine/sine basis: 201 bins of
+/// then (x + 4) / 4. The DFT is a matrix product with a windowed cosine/sine basis: 201 bins of
 /// a 400-point frame, which no power-of-two FFT gives.
 public struct WhisperLogMel: Sendable {
     public static let sampleRate = 16_000

@@ -6,7 +6,7 @@ enum WhisperFixtures {
     static let modelFolder = WhisperTestModel.folder
     static let skipReason = Comment(rawValue: WhisperTestModel.skipReason)
 
-    /// The model, loaded once for the whole run (about a second and 160 MB).
+    /// The model, loaded once for the whole run (under a second, 150 MB).
     static let model: Result<WhisperModel, WhisperModelError>? = modelFolder.map { folder in
         Result { () throws(WhisperModelError) in try WhisperModel(folder: folder) }
     }

@@ -109,7 +109,15 @@ private struct ModelBytes {
         huge.u32(1)
         huge.variable("a", shape: [0xFFFF_FFFF, 0xFFFF_FFFF], byteCount: 4, data: [0, 0, 0, 0])
         guard case .invalid(_, "a", _, let expected) = try #require(try error(reading: huge)) else { Issue.record("not .invalid"); return }
-        #expect(expected.contains("fits in the file"))
+        #expect(expected.contains("fewer than 2^60"))
+
+        // A shape that does fit in memory, but not in the file: cut off.
+        var large = ModelBytes()
+        large.u32(1)
+        large.variable("d", shape: [51_864, 384], data: [])
+        guard case .truncated(_, "the data of d", _, 51_864 * 384 * 2, _) = try #require(try error(reading: large)) else {
+            Issue.record("not .truncated"); return
+        }
 
         var mismatched = ModelBytes()
         mismatched.u32(1)
