@@ -22,6 +22,16 @@ import Testing
         #expect(try await recognizer.transcribe([Float](repeating: 0, count: 100)) == "")
     }
 
+    @Test func aFolderWithoutTheModelIsAnUnusableSetting() throws {
+        var configuration = AssistantConfiguration(clientVersion: "test")
+        configuration.stt.backend = .whisper
+        configuration.stt.whisper.model = "/nonexistent/tiny.en"
+        let problems = try configuration.unusableSpeechSettings()
+        #expect(problems.map(\.description) == [
+            "stt.whisper.model = \"/nonexistent/tiny.en\" is invalid: expected a Whisper model folder (model.bin, vocabulary.txt, config.json; it has no readable model.bin)",
+        ])
+    }
+
     @Test func aMissingModelIsNamed() async throws {
         let folder = try TestPaths.temporaryDirectory("whisper-missing")
         defer { try? FileManager.default.removeItem(at: folder) }
