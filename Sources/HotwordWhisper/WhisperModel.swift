@@ -94,7 +94,7 @@ public struct WhisperModel: Sendable {
 
     /// The encoder's input for `count` frames from `start` of `mel` (band-major, `frames` a
     /// band), zero-padded as `window` says: bands × the frames returned.
-    func encoderInput(_ mel: [Float], frames: Int, from start: Int, count: Int, window: AudioWindow) -> (values: [Float], frames: Int) {
+    private func encoderInput(_ mel: [Float], frames: Int, from start: Int, count: Int, window: AudioWindow) -> (values: [Float], frames: Int) {
         let bands = logMel.bands, limit = 2 * decoder.dimensions.audioPositions
         var encoded: Int
         switch window {

@@ -5,7 +5,7 @@ public struct WhisperConfiguration: Sendable, Equatable {
     /// How much audio Whisper's encoder sees for a question.
     public enum Audio: String, Sendable, CaseIterable {
         /// The 30 s window Whisper was trained on, whatever the question's length: as faster-whisper
-        /// hears (the same transcripts), about 1.7 CPU seconds a question here.
+        /// hears (the same transcripts), about 1.8 CPU seconds a question here.
         case full
         /// The question and two seconds of silence after it: a third of the time for a 4 s
         /// question, but worse heard (docs/stt.md: 21 % against 16 % WER on the 120 questions).
