@@ -56,6 +56,9 @@ let package = Package(
         // Features, model, detector, and hearing (detector, voice activity and utterances over a
         // stream of sample positions): pure computation, no I/O.
         .target(name: "HotwordCore", dependencies: ["CFFTW", "CBLAS", "HotwordJSON"], swiftSettings: optimisedEvenInDebug),
+        // Whisper speech recognition in Swift: the CTranslate2 model file, the log-mel front end,
+        // encoder, greedy decoder and tokenizer. Pure computation over OpenBLAS, no I/O but the model folder.
+        .target(name: "HotwordWhisper", dependencies: ["CBLAS"], swiftSettings: optimisedEvenInDebug),
         // Model files: load, save atomically, find the bundled models by name.
         .target(name: "HotwordModels", dependencies: ["HotwordCore", "HotwordFolders"]),
         // Audio in and out: files, resampling, ring buffer, ALSA.
@@ -96,7 +99,7 @@ let package = Package(
         // to text, phrase spotting, text to speech, the engines both use, configuration, systemd service.
         .target(name: "HotwordAssistant", dependencies: [
             "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordWyoming", "HotwordSUSI", "HotwordJSON", "HotwordTOML", "HotwordHistory",
-            "HotwordFolders", "HotwordChildProcess", "HotwordSpotting", "HotwordTranscripts", "HotwordLanguageModel", "CPocketSphinx", "CEspeakNG", "CMalloc", atomics, logging,
+            "HotwordFolders", "HotwordChildProcess", "HotwordSpotting", "HotwordTranscripts", "HotwordLanguageModel", "HotwordWhisper", "CPocketSphinx", "CEspeakNG", "CMalloc", atomics, logging,
         ]),
         // Public training corpora: the catalogue, downloads resumed and verified (over HotwordSUSI's
         // HTTP client), archives unpacked into the folders `train` reads.
@@ -121,6 +124,8 @@ let package = Package(
                                                            "HotwordTOML", "HotwordJSON", "HotwordChildProcess", "HotwordSpotting",
                                                            "HotwordTraining", "HotwordFolders", "HotwordTranscripts", "HotwordTestSupport", atomics, logging]),
         .testTarget(name: "HotwordTranscriptsTests", dependencies: ["HotwordTranscripts"]),
+        .testTarget(name: "HotwordWhisperTests", dependencies: ["HotwordWhisper", "HotwordAudio", "HotwordTranscripts", "HotwordTestSupport"],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "HotwordLanguageModelTests", dependencies: ["HotwordLanguageModel"]),
         .testTarget(name: "HotwordSUSITests", dependencies: ["HotwordSUSI", "HotwordTestSupport", logging]),
         .testTarget(name: "HotwordHistoryTests", dependencies: ["HotwordHistory", "HotwordTestSupport", "hotword-history-writer",

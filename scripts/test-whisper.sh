@@ -5,7 +5,8 @@
 #   hotword transcribe --backend wyoming on the first 20 asterisk prompts must be <= 15 % WER,
 #   and `hotword run` through ALSA file devices must ask a local SUSI server exactly
 #   "what is the capital of france" after "hey susi, what is the capital of france"
-#   (WhisperEndToEndTests, enabled by HOTWORD_TEST_WHISPER).
+#   (WhisperEndToEndTests, enabled by HOTWORD_TEST_WHISPER); then the Swift Whisper's tests
+#   (HotwordWhisperTests, WhisperRecognizerTests, given the folder in HOTWORD_WHISPER_MODEL).
 # Without PyPI and without the cache it skips, saying so in one line. scripts/test.sh runs it
 # after the suite; it needs the debug build (swift build --build-tests).
 set -euo pipefail
@@ -56,3 +57,5 @@ print(line)
 PY
 
 HOTWORD_TEST_WHISPER="$uri" swift test --skip-build --no-parallel --filter WhisperEndToEndTests
+# Whisper in Swift (HotwordWhisper, the `whisper` backend) on the same model folder.
+HOTWORD_WHISPER_MODEL="$model" swift test --skip-build --filter 'HotwordWhisperTests|WhisperRecognizerTests'

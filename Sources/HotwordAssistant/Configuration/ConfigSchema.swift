@@ -88,7 +88,7 @@ enum ConfigSchema {
         "stt": Section(keys: [
             key("backend", .choice(SpeechToTextSettings.Backend.self)) { $0.stt.backend = $1 },
             key("fallback", .choice(SpeechToTextSettings.Fallback.self)) { $0.stt.fallback = $1 },
-        ], subsections: ["pocketsphinx", "http", "command", "wyoming"]),
+        ], subsections: ["pocketsphinx", "http", "command", "wyoming", "whisper"]),
         "stt.pocketsphinx": Section(keys: [
             key("acoustic_model", .path()) { $0.stt.pocketsphinx.acousticModel = $1 },
             key("language_model", .path()) { $0.stt.pocketsphinx.languageModel = $1 },
@@ -109,6 +109,10 @@ enum ConfigSchema {
             key("timeout_s", .number(1...600, "seconds")) { $0.stt.commandTimeoutSeconds = $1 },
         ], subsections: []),
         "stt.wyoming": wyomingService(\.stt.wyoming, name: "model"),
+        "stt.whisper": Section(keys: [
+            key("model", .path(allowEmpty: true)) { $0.stt.whisper.model = $1 },
+            key("audio", .choice(WhisperConfiguration.Audio.self)) { $0.stt.whisper.audio = $1 },
+        ], subsections: []),
         "susi": Section(keys: [
             key("server", .url) { $0.susi.server = $1 },
             key("language", .string()) { $0.susi.language = $1 },

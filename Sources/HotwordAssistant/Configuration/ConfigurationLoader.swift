@@ -176,6 +176,11 @@ public enum ConfigurationLoader {
                         expected: "the program and its arguments, one containing \(CommandRecognizer.wavPlaceholder) (needed by backend = \"command\")",
                         fallback: ["stt", "backend"])
             }
+            if stt.backend == .whisper, stt.whisper.model.isEmpty {
+                invalid(["stt", "whisper", "model"], "\"\"",
+                        expected: "a Whisper model folder (model.bin, vocabulary.txt, config.json; needed by backend = \"whisper\")",
+                        fallback: ["stt", "backend"])
+            }
             if configuration.tts.backend == .command, configuration.tts.commandArguments.isEmpty {
                 invalid(["tts", "command", "arguments"], "[]",
                         expected: "the program and its arguments (needed by backend = \"command\")", fallback: ["tts", "backend"])

@@ -16,21 +16,29 @@ public struct UnusableSetting: Sendable, Equatable, CustomStringConvertible {
 extension AssistantConfiguration {
     /// The voice and language settings the engines do not have, which would otherwise be noticed
     /// only at the first answer, or never: an espeak-ng voice it does not know, a language
-    /// pocketsphinx (US English only) cannot transcribe, answers in a language the espeak-ng
-    /// voice does not speak.
+    /// pocketsphinx or Whisper (English only here) cannot transcribe, a Whisper folder without the
+    /// model, answers in a language the espeak-ng voice does not speak.
     public func unusableSpeechSettings() throws(TextToSpeechError) -> [UnusableSetting] {
         var problems: [UnusableSetting] = []
         let language = susi.language
-        if stt.backend == .pocketsphinx, language != "en" {
+        if stt.backend == .pocketsphinx || stt.backend == .whisper, language != "en" {
             problems.append(UnusableSetting(
                 key: ["susi", "language"], value: "\"\(language)\"",
-                expected: "\"en\": stt.backend = \"pocketsphinx\" transcribes US English only (for \(language) choose http, command or wyoming)"))
+                expected: "\"en\": stt.backend = \"\(stt.backend.rawValue)\" transcribes English only (for \(language) choose http, command or wyoming)"))
         }
         if stt.backend == .pocketsphinx || stt.fallback == .pocketsphinx, case .file(let path) = stt.pocketsphinx.questionModel,
            !FileManager.default.isReadableFile(atPath: path) {
             problems.append(UnusableSetting(
                 key: ["stt", "pocketsphinx", "question_model"], value: "\"\(path)\"",
                 expected: "a language model file that can be read (ARPA text or binary), \"built\" or \"none\""))
+        }
+        if stt.backend == .whisper, !stt.whisper.model.isEmpty,
+           let missing = ["model.bin", "vocabulary.txt", "config.json"].first(where: {
+               !FileManager.default.isReadableFile(atPath: "\(stt.whisper.model)/\($0)")
+           }) {
+            problems.append(UnusableSetting(
+                key: ["stt", "whisper", "model"], value: "\"\(stt.whisper.model)\"",
+                expected: "a Whisper model folder (model.bin, vocabulary.txt, config.json; it has no readable \(missing))"))
         }
         let voice = tts.espeak.voice
         guard let voiceLanguage = try EspeakSynthesizer.language(ofVoice: voice) else {

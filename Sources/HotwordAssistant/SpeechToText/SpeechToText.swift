@@ -2,6 +2,7 @@ import Foundation
 import HotwordAudio
 import HotwordCore
 import HotwordSUSI
+import HotwordWhisper
 import HotwordWyoming
 
 /// Turns one utterance into text.
@@ -45,6 +46,10 @@ public enum SpeechToTextError: Error, CustomStringConvertible, Equatable {
     case audioNotWritten(path: String, reason: String)
     /// The Wyoming server could not be reached, timed out, or answered with an error.
     case wyoming(WyomingClientError)
+    /// The Whisper model folder could not be loaded.
+    case whisper(WhisperModelError)
+    /// `backend = "whisper"` without a model folder.
+    case whisperModelNotConfigured
 
     public var description: String {
         switch self {
@@ -72,6 +77,10 @@ public enum SpeechToTextError: Error, CustomStringConvertible, Equatable {
             "speech to text: could not write the utterance to \(path): \(reason)"
         case .wyoming(let error):
             "speech to text (wyoming): \(error)"
+        case .whisper(let error):
+            "speech to text (whisper): \(error)"
+        case .whisperModelNotConfigured:
+            "speech to text (whisper): no model folder (set stt.whisper.model or --whisper-model to a CTranslate2 Whisper folder with model.bin, vocabulary.txt and config.json)"
         }
     }
 }

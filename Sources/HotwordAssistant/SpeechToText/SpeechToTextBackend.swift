@@ -8,14 +8,17 @@ public enum SpeechToTextBackend: Sendable, Equatable {
     case http(HTTPRecognizerConfiguration)
     /// A Wyoming speech-to-text server (wyoming-faster-whisper, …).
     case wyoming(WyomingServiceConfiguration)
+    /// Whisper in-process (`HotwordWhisper`).
+    case whisper(WhisperConfiguration)
 
-    /// The recogniser for these settings; pocketsphinx loads its models here.
+    /// The recogniser for these settings; pocketsphinx and Whisper load their models here.
     public func makeRecognizer() async throws(SpeechToTextError) -> any SpeechRecognizer {
         switch self {
         case .pocketsphinx(let configuration): try await PocketSphinxRecognizer(configuration)
         case .command(let arguments, let timeout): try CommandRecognizer(arguments: arguments, timeout: timeout)
         case .http(let configuration): HTTPRecognizer(configuration)
         case .wyoming(let configuration): WyomingRecognizer(configuration)
+        case .whisper(let configuration): try await WhisperRecognizer(configuration)
         }
     }
 }

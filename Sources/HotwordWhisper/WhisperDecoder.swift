@@ -1,0 +1,146 @@
+/// Whisper's text decoder: token embeddings and learnt positions, pre-norm blocks of causal
+/// self-attention, attention on the encoded audio and a feed-forward network, a final layer
+/// norm, and logits against the token embeddings.
+struct WhisperDecoder {
+    struct Layer {
+        let selfNorm: LayerNorm
+        let selfQueryKeyValue: Linear
+        let selfOutput: Linear
+        let crossNorm: LayerNorm
+        let crossQuery: Linear
+        /// The audio's keys and values in one product, computed once per utterance.
+        let crossKeyValue: Linear
+        let crossOutput: Linear
+        let feedForward: FeedForward
+    }
+
+    let dimensions: WhisperDimensions
+    let embedding: [Float]
+    let positions: [Float]
+    let layers: [Layer]
+    let finalNorm: LayerNorm
+
+    init(_ file: CTranslate2ModelFile, _ dimensions: WhisperDimensions) throws(WhisperModelError) {
+        self.dimensions = dimensions
+        let width = dimensions.width
+        embedding = try file.floats("decoder/embeddings/weight", shape: [dimensions.vocabulary, width])
+        positions = try file.floats("decoder/position_encodings/encodings", shape: [dimensions.textPositions, width])
+        layers = try (0..<dimensions.decoderLayers).map { index throws(WhisperModelError) in
+            let scope = "decoder/layer_\(index)"
+            return Layer(selfNorm: try LayerNorm(file, "\(scope)/self_attention/layer_norm", width: width),
+                         selfQueryKeyValue: try Linear(file, "\(scope)/self_attention/linear_0", inputs: width, outputs: 3 * width),
+                         selfOutput: try Linear(file, "\(scope)/self_attention/linear_1", inputs: width, outputs: width),
+                         crossNorm: try LayerNorm(file, "\(scope)/attention/layer_norm", width: width),
+                         crossQuery: try Linear(file, "\(scope)/attention/linear_0", inputs: width, outputs: width),
+                         crossKeyValue: try Linear(file, "\(scope)/attention/linear_1", inputs: width, outputs: 2 * width),
+                         crossOutput: try Linear(file, "\(scope)/attention/linear_2", inputs: width, outputs: width),
+                         feedForward: try FeedForward(file, "\(scope)/ffn", width: width))
+        }
+        finalNorm = try LayerNorm(file, "decoder/layer_norm", width: width)
+    }
+
+    /// The decoding of one utterance: the audio's keys and values, the self-attention cache and
+    /// every buffer a step needs, allocated once so that steps allocate nothing.
+    final class Session {
+        private let decoder: WhisperDecoder
+        private let audioRows: Int
+        /// Per layer, audioRows × (keys | values).
+        private var audioKeyValues: [[Float]]
+        /// Per layer, one row of (query | key | value) per position decoded so far: the keys and
+        /// values are the cache, read in place.
+        private var selfQueryKeyValues: [[Float]]
+        private var x: [Float]
+        private var normed: [Float]
+        private var attended: [Float]
+        private var query: [Float]
+        private var hidden: [Float]
+        private var scores: [Float]
+        /// Logits of the tokens up to `scoredTokens`; the caller may mask them.
+        var logits: [Float]
+        let scoredTokens: Int
+        private(set) var position = 0
+
+        /// `audio`: the encoder's rows × width. Only the first `scoredTokens` tokens get logits.
+        init(_ decoder: WhisperDecoder, audio: [Float], scoredTokens: Int) {
+            let width = decoder.dimensions.width
+            self.decoder = decoder
+            audioRows = audio.count / width
+            self.scoredTokens = scoredTokens
+            audioKeyValues = audio.withUnsafeBufferPointer { audio in
+                decoder.layers.map { layer in
+                    var keyValues = [Float](repeating: 0, count: audio.count * 2)
+                    keyValues.withUnsafeMutableBufferPointer { layer.crossKeyValue.apply(audio.baseAddress!, rows: audio.count / width, into: $0.baseAddress!) }
+                    return keyValues
+                }
+            }
+            let positions = decoder.dimensions.textPositions
+            selfQueryKeyValues = decoder.layers.map { _ in [Float](repeating: 0, count: positions * 3 * width) }
+            x = [Float](repeating: 0, count: width)
+            normed = x
+            attended = x
+            query = x
+            hidden = [Float](repeating: 0, count: decoder.layers.first?.feedForward.expand.outputs ?? 0)
+            scores = [Float](repeating: 0, count: max(positions, audioRows))
+            logits = [Float](repeating: 0, count: scoredTokens)
+        }
+
+        var isFull: Bool { position == decoder.dimensions.textPositions }
+
+        /// Feeds `token` at the next position and leaves the next token's logits in `logits`.
+        func step(_ token: Int) {
+            precondition(!isFull && (0..<decoder.dimensions.vocabulary).contains(token))
+            let width = decoder.dimensions.width
+            let attention = decoder.dimensions.attention
+            for i in 0..<width { x[i] = decoder.embedding[token * width + i] + decoder.positions[position * width + i] }
+            let position = position
+            x.withUnsafeMutableBufferPointer { x in
+                let x = x.baseAddress!
+                normed.withUnsafeMutableBufferPointer { normed in
+                    let normed = normed.baseAddress!
+                    attended.withUnsafeMutableBufferPointer { attended in
+                        let attended = attended.baseAddress!
+                        scores.withUnsafeMutableBufferPointer { scores in
+                            let scores = scores.baseAddress!
+                            for (index, layer) in decoder.layers.enumerated() {
+                                layer.selfNorm.apply(x, rows: 1, into: normed)
+                                selfQueryKeyValues[index].withUnsafeMutableBufferPointer { cache in
+                                    let row = cache.baseAddress! + position * 3 * width
+                                    layer.selfQueryKeyValue.apply(normed, rows: 1, into: row)
+                                    // Causal by construction: the cache holds positions 0…position only.
+                                    attention.attend(query: row, ldq: 3 * width, key: cache.baseAddress! + width, ldk: 3 * width,
+                                                     value: cache.baseAddress! + 2 * width, ldv: 3 * width,
+                                                     queries: 1, keys: position + 1, scores: scores,
+                                                     into: attended, ldo: width)
+                                }
+                                layer.selfOutput.add(attended, rows: 1, to: x)
+                                layer.crossNorm.apply(x, rows: 1, into: normed)
+                                query.withUnsafeMutableBufferPointer { query in
+                                    layer.crossQuery.apply(normed, rows: 1, into: query.baseAddress!)
+                                    audioKeyValues[index].withUnsafeBufferPointer { audio in
+                                        attention.attend(query: query.baseAddress!, ldq: width, key: audio.baseAddress!, ldk: 2 * width,
+                                                         value: audio.baseAddress! + width, ldv: 2 * width,
+                                                         queries: 1, keys: audioRows, scores: scores,
+                                                         into: attended, ldo: width)
+                                    }
+                                }
+                                layer.crossOutput.add(attended, rows: 1, to: x)
+                                hidden.withUnsafeMutableBufferPointer { hidden in
+                                    layer.feedForward.add(to: x, rows: 1, normed: normed, hidden: hidden.baseAddress!)
+                                }
+                            }
+                            decoder.finalNorm.apply(x, rows: 1, into: normed)
+                            decoder.embedding.withUnsafeBufferPointer { embedding in
+                                logits.withUnsafeMutableBufferPointer { logits in
+                                    matrixProduct(normed, lda: width, embedding.baseAddress!, ldb: width, transposeB: true,
+                                                  rows: 1, columns: scoredTokens, inner: width, accumulate: false,
+                                                  into: logits.baseAddress!, ldc: scoredTokens)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            self.position += 1
+        }
+    }
+}

@@ -1,0 +1,187 @@
+/// The sizes of a Whisper model, read from its variables' shapes.
+struct WhisperDimensions {
+    let width: Int
+    let attention: AttentionShape
+    let bands: Int
+    let audioPositions: Int
+    let textPositions: Int
+    let vocabulary: Int
+    let encoderLayers: Int
+    let decoderLayers: Int
+
+    init(_ file: CTranslate2ModelFile) throws(WhisperModelError) {
+        let embedding = try file.shape("decoder/embeddings/weight")
+        guard embedding.count == 2, embedding[0] > 0, embedding[1] > 0 else {
+            throw .wrongShape(path: file.path, variable: "decoder/embeddings/weight", found: embedding, expected: [51_864, 384])
+        }
+        (vocabulary, width) = (embedding[0], embedding[1])
+        let heads = try file.integer("encoder/num_heads")
+        guard heads > 0, width % heads == 0, try file.integer("decoder/num_heads") == heads else {
+            throw .invalid(path: file.path, variable: "encoder/num_heads and decoder/num_heads", found: "\(heads)",
+                           expected: "the same number in both, dividing the width \(width)")
+        }
+        attention = AttentionShape(heads: heads, headWidth: width / heads)
+        let conv1 = try file.shape("encoder/conv1/weight")
+        guard conv1.count == 3, conv1[0] == width, conv1[1] > 0, conv1[2] == 3 else {
+            throw .wrongShape(path: file.path, variable: "encoder/conv1/weight", found: conv1, expected: [width, 80, 3])
+        }
+        bands = conv1[1]
+        audioPositions = try Self.positions(file, "encoder/position_encodings/encodings", width: width)
+        textPositions = try Self.positions(file, "decoder/position_encodings/encodings", width: width)
+        encoderLayers = Self.layerCount(file, "encoder")
+        decoderLayers = Self.layerCount(file, "decoder")
+        guard encoderLayers > 0, decoderLayers > 0 else { throw .missingVariable(path: file.path, variable: "encoder/layer_0 or decoder/layer_0") }
+        for (scalar, expected) in [("encoder/activation", 3), ("decoder/activation", 3), ("encoder/pre_norm", 1), ("decoder/pre_norm", 1)]
+        where file.contains(scalar) {
+            let value = try file.integer(scalar)
+            guard value == expected else {
+                throw .invalid(path: file.path, variable: scalar, found: "\(value)",
+                               expected: "\(expected) (Whisper: the exact GELU, layer norm before each block)")
+            }
+        }
+    }
+
+    private static func positions(_ file: CTranslate2ModelFile, _ name: String, width: Int) throws(WhisperModelError) -> Int {
+        let shape = try file.shape(name)
+        guard shape.count == 2, shape[0] > 0, shape[1] == width else {
+            throw .wrongShape(path: file.path, variable: name, found: shape, expected: [shape.first ?? 0, width])
+        }
+        return shape[0]
+    }
+
+    private static func layerCount(_ file: CTranslate2ModelFile, _ stack: String) -> Int {
+        var count = 0
+        while file.contains("\(stack)/layer_\(count)/ffn/linear_0/weight") { count += 1 }
+        return count
+    }
+}
+
+/// A pre-norm transformer's feed-forward block: x += W₂·GELU(W₁·LN(x)).
+struct FeedForward {
+    let norm: LayerNorm
+    let expand: Linear
+    let contract: Linear
+
+    init(_ file: CTranslate2ModelFile, _ scope: String, width: Int) throws(WhisperModelError) {
+        norm = try LayerNorm(file, "\(scope)/layer_norm", width: width)
+        let hidden = try file.shape("\(scope)/linear_0/weight").first ?? 0
+        expand = try Linear(file, "\(scope)/linear_0", inputs: width, outputs: hidden)
+        contract = try Linear(file, "\(scope)/linear_1", inputs: hidden, outputs: width)
+    }
+
+    /// `normed` holds rows × width, `hidden` rows × the hidden width.
+    func add(to x: UnsafeMutablePointer<Float>, rows: Int, normed: UnsafeMutablePointer<Float>, hidden: UnsafeMutablePointer<Float>) {
+        norm.apply(x, rows: rows, into: normed)
+        expand.apply(normed, rows: rows, into: hidden)
+        gelu(hidden, count: rows * expand.outputs)
+        contract.add(hidden, rows: rows, to: x)
+    }
+}
+
+/// Whisper's audio encoder: two convolutions (the second halving the frame rate), learnt
+/// positions, pre-norm self-attention blocks and a final layer norm.
+struct WhisperEncoder {
+    struct Layer {
+        let norm: LayerNorm
+        /// Q, K and V in one product.
+        let queryKeyValue: Linear
+        let output: Linear
+        let feedForward: FeedForward
+    }
+
+    let dimensions: WhisperDimensions
+    /// The convolutions, their weights reordered to [output, tap, input] (see `Linear.convolve`).
+    let conv1: Linear
+    let conv2: Linear
+    let positions: [Float]
+    let layers: [Layer]
+    let finalNorm: LayerNorm
+
+    init(_ file: CTranslate2ModelFile, _ dimensions: WhisperDimensions) throws(WhisperModelError) {
+        self.dimensions = dimensions
+        let width = dimensions.width
+        conv1 = try Self.convolution(file, "encoder/conv1", inputs: dimensions.bands, outputs: width)
+        conv2 = try Self.convolution(file, "encoder/conv2", inputs: width, outputs: width)
+        positions = try file.floats("encoder/position_encodings/encodings", shape: [dimensions.audioPositions, width])
+        layers = try (0..<dimensions.encoderLayers).map { index throws(WhisperModelError) in
+            let scope = "encoder/layer_\(index)"
+            return Layer(norm: try LayerNorm(file, "\(scope)/self_attention/layer_norm", width: width),
+                         queryKeyValue: try Linear(file, "\(scope)/self_attention/linear_0", inputs: width, outputs: 3 * width),
+                         output: try Linear(file, "\(scope)/self_attention/linear_1", inputs: width, outputs: width),
+                         feedForward: try FeedForward(file, "\(scope)/ffn", width: width))
+        }
+        finalNorm = try LayerNorm(file, "encoder/layer_norm", width: width)
+    }
+
+    private static func convolution(_ file: CTranslate2ModelFile, _ scope: String, inputs: Int, outputs: Int) throws(WhisperModelError) -> Linear {
+        let weight = try file.floats("\(scope)/weight", shape: [outputs, inputs, 3])
+        var reordered = [Float](repeating: 0, count: weight.count)
+        for o in 0..<outputs {
+            for i in 0..<inputs {
+                for tap in 0..<3 { reordered[(o * 3 + tap) * inputs + i] = weight[(o * inputs + i) * 3 + tap] }
+            }
+        }
+        return Linear(weight: reordered, bias: try file.floats("\(scope)/bias", shape: [outputs]), inputs: 3 * inputs, outputs: outputs)
+    }
+
+    /// The encoding of `frames` mel frames (`mel`: bands rows of `frames`, band-major; `frames`
+    /// even, at most twice the positions): frames / 2 rows of `width`.
+    func encode(mel: [Float], frames: Int) -> [Float] {
+        let (width, bands) = (dimensions.width, dimensions.bands)
+        precondition(frames % 2 == 0 && frames / 2 <= dimensions.audioPositions && mel.count == bands * frames)
+        let rows = frames / 2
+        // Time-major, with a zero frame before and after: the convolutions' padding.
+        var input = [Float](repeating: 0, count: (frames + 2) * bands)
+        for band in 0..<bands {
+            for t in 0..<frames { input[(t + 1) * bands + band] = mel[band * frames + t] }
+        }
+        var convolved = [Float](repeating: 0, count: (frames + 2) * width)
+        var x = [Float](repeating: 0, count: rows * width)
+        var normed = [Float](repeating: 0, count: rows * width)
+        var fused = [Float](repeating: 0, count: rows * 3 * width)
+        var attended = [Float](repeating: 0, count: rows * width)
+        let hiddenWidth = layers.first?.feedForward.expand.outputs ?? 0
+        var hidden = [Float](repeating: 0, count: rows * hiddenWidth)
+        var scores = [Float](repeating: 0, count: rows * rows)
+        input.withUnsafeBufferPointer { input in
+            convolved.withUnsafeMutableBufferPointer { convolved in
+                // Output frame t reads input frames t − 1, t, t + 1 (the padded rows t … t + 2).
+                conv1.convolve(input.baseAddress!, taps: 3, stride: 1, rows: frames, into: convolved.baseAddress! + width)
+                gelu(convolved.baseAddress! + width, count: frames * width)
+                x.withUnsafeMutableBufferPointer { x in
+                    // Stride 2: output t reads frames 2t − 1 … 2t + 1.
+                    conv2.convolve(convolved.baseAddress!, taps: 3, stride: 2, rows: rows, into: x.baseAddress!)
+                }
+            }
+        }
+        gelu(&x, count: rows * width)
+        for i in 0..<(rows * width) { x[i] += positions[i] }
+        x.withUnsafeMutableBufferPointer { x in
+            let x = x.baseAddress!
+            normed.withUnsafeMutableBufferPointer { normed in
+                let normed = normed.baseAddress!
+                for layer in layers {
+                    layer.norm.apply(x, rows: rows, into: normed)
+                    fused.withUnsafeMutableBufferPointer { fused in
+                        let qkv = fused.baseAddress!
+                        layer.queryKeyValue.apply(normed, rows: rows, into: qkv)
+                        attended.withUnsafeMutableBufferPointer { attended in
+                            scores.withUnsafeMutableBufferPointer { scores in
+                                dimensions.attention.attend(
+                                    query: qkv, ldq: 3 * width, key: qkv + width, ldk: 3 * width, value: qkv + 2 * width, ldv: 3 * width,
+                                    queries: rows, keys: rows, scores: scores.baseAddress!,
+                                    into: attended.baseAddress!, ldo: width)
+                            }
+                            layer.output.add(attended.baseAddress!, rows: rows, to: x)
+                        }
+                    }
+                    hidden.withUnsafeMutableBufferPointer { hidden in
+                        layer.feedForward.add(to: x, rows: rows, normed: normed, hidden: hidden.baseAddress!)
+                    }
+                }
+                finalNorm.apply(x, rows: rows, into: normed)
+            }
+        }
+        return normed
+    }
+}

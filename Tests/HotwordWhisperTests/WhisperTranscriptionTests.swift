@@ -1,0 +1,32 @@
+import Foundation
+import HotwordAudio
+import HotwordTestSupport
+import HotwordTranscripts
+import HotwordWhisper
+import Testing
+
+/// Whisper tiny.en in Swift on real recordings, scored as `hotword transcribe --reference` scores.
+@Suite(.enabled(if: WhisperFixtures.modelFolder != nil, WhisperFixtures.skipReason))
+struct WhisperTranscriptionTests {
+    /// The first files of a reference list, transcribed and scored together.
+    private func wordErrors(list: String, first count: Int, window: WhisperModel.AudioWindow) throws -> WordErrors {
+        let model = try #require(WhisperFixtures.model).get()
+        let listURL = TestPaths.sharedData.appendingPathComponent(list)
+        let references = try ReferenceTranscripts.parse(try String(contentsOf: listURL, encoding: .utf8), list: list).prefix(count)
+        var total = WordErrors()
+        for reference in references {
+            let audio = try AudioFileReader.read(listURL.deletingLastPathComponent().appendingPathComponent(reference.file), sampleRate: 16_000)
+            let heard = model.transcribe(audio.samples, window: window).text
+            let errors = WordErrors(reference: TranscriptWords.normalized(reference.text), hypothesis: TranscriptWords.normalized(heard))
+            print("\(reference.file)\t\(errors.errors)\t\(heard)")
+            total = total + errors
+        }
+        return total
+    }
+
+    /// faster-whisper (float32, beam 1) makes 4.2 % on the first 40 (docs/stt.md).
+    @Test func hearsTheTelephonePrompts() throws {
+        let errors = try wordErrors(list: "speech/asterisk_en/transcripts.tsv", first: 12, window: .full)
+        #expect(try #require(errors.rate) <= 0.10, "\(errors)")
+    }
+}
