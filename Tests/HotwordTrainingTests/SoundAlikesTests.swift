@@ -47,28 +47,30 @@ struct SoundAlikesTests {
         #expect(found.map(\.text) == ["hey susie", "hey juicy", "say susi"])
     }
 
-    @Test func theDictionaryGivesEveryWordOnceWithItsFirstPronunciation() throws {
-        let folder = try TestPaths.temporaryDirectory("sound-alikes")
+    /// `body` given a dictionary file holding `text`, in a folder of its own (removed after).
+    func withDictionary(_ text: String, _ body: (_ file: URL, _ folder: URL) throws -> Void) throws {
+        let folder = try TestPaths.temporaryDirectory("dictionary")
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("test.dict")
-        try "a AH\na(2) EY\nabacus AE B AH K AH S\no'clock AH K L AA K\nread R IY D\nread(2) R EH D\nbroken\n"
-            .write(to: file, atomically: true, encoding: .utf8)
-        let words = try Pronouncer(dictionary: file).dictionaryWords()
-        #expect(words.map(\.word) == ["a", "abacus", "read"])
-        #expect(words.map(\.phones) == [["AH"], ["AE", "B", "AH", "K", "AH", "S"], ["R", "IY", "D"]])
-        #expect(try Pronouncer(dictionary: folder.appendingPathComponent("none.dict"))
-            .dictionaryWords().isEmpty)
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        try body(file, folder)
+    }
+
+    @Test func theDictionaryGivesEveryWordOnceWithItsFirstPronunciation() throws {
+        try withDictionary("a AH\na(2) EY\nabacus AE B AH K AH S\no'clock AH K L AA K\nread R IY D\nread(2) R EH D\nbroken\n") { file, folder in
+            let words = try Pronouncer(dictionary: file).dictionaryWords()
+            #expect(words.map(\.word) == ["a", "abacus", "read"])
+            #expect(words.map(\.phones) == [["AH"], ["AE", "B", "AH", "K", "AH", "S"], ["R", "IY", "D"]])
+            #expect(try Pronouncer(dictionary: folder.appendingPathComponent("none.dict")).dictionaryWords().isEmpty)
+        }
     }
 
     @Test func aWordsPronunciationsAreItsOwnLinesWhateverTheSpacing() throws {
-        let folder = try TestPaths.temporaryDirectory("pronunciations")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("test.dict")
-        try "hey\tHH EY\r\nhey(2) HH  EY IY\nheyday HH EY D EY\nsusi S UW Z IY\nsusi(2) S UW Z IY\n"
-            .write(to: file, atomically: true, encoding: .utf8)
-        // No espeak-ng on this search path: the dictionary alone answers.
-        let pronouncer = Pronouncer(dictionary: file, searchPath: folder.path)
-        #expect(try pronouncer.pronunciations(of: ["susi", "hey"]) == [[["S", "UW", "Z", "IY"]], [["HH", "EY"], ["HH", "EY", "IY"]]])
-        #expect(throws: PronunciationError.self) { try pronouncer.pronunciations(of: ["hay"]) }
+        try withDictionary("hey\tHH EY\r\nhey(2) HH  EY IY\nheyday HH EY D EY\nsusi S UW Z IY\nsusi(2) S UW Z IY\n") { file, folder throws in
+            // No espeak-ng on this search path: the dictionary alone answers.
+            let pronouncer = Pronouncer(dictionary: file, searchPath: folder.path)
+            #expect(try pronouncer.pronunciations(of: ["susi", "hey"]) == [[["S", "UW", "Z", "IY"]], [["HH", "EY"], ["HH", "EY", "IY"]]])
+            #expect(throws: PronunciationError.self) { try pronouncer.pronunciations(of: ["hay"]) }
+        }
     }
 }
