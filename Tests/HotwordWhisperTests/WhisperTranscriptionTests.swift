@@ -24,9 +24,10 @@ struct WhisperTranscriptionTests {
         return total
     }
 
-    /// faster-whisper (float32, beam 1) makes 4.2 % on the first 40 (docs/stt.md).
+    /// The first 8 prompts (53 words): 2 errors here, as faster-whisper without timestamps makes
+    /// (docs/stt.md, "Whisper in Swift"); a broken encoder or decoder makes far more.
     @Test func hearsTheTelephonePrompts() throws {
-        let errors = try wordErrors(list: "speech/asterisk_en/transcripts.tsv", first: 12, window: .full)
+        let errors = try wordErrors(list: "speech/asterisk_en/transcripts.tsv", first: 8, window: .full)
         #expect(try #require(errors.rate) <= 0.10, "\(errors)")
     }
 }
