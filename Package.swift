@@ -55,10 +55,13 @@ let package = Package(
 
         // Features, model, detector, and hearing (detector, voice activity and utterances over a
         // stream of sample positions): pure computation, no I/O.
-        .target(name: "HotwordCore", dependencies: ["CFFTW", "CBLAS", "HotwordJSON"], swiftSettings: optimisedEvenInDebug),
+        // Vector maths on SIMD8<Float> (exp, ln, erf within a few ulp of libm), inlined into the
+        // hot loops of the feature front end and Whisper.
+        .target(name: "HotwordSIMD", swiftSettings: optimisedEvenInDebug),
+        .target(name: "HotwordCore", dependencies: ["CFFTW", "CBLAS", "HotwordJSON", "HotwordSIMD"], swiftSettings: optimisedEvenInDebug),
         // Whisper speech recognition in Swift: the CTranslate2 model file, the log-mel front end,
         // encoder, greedy decoder and tokenizer. Pure computation over OpenBLAS, no I/O but the model folder.
-        .target(name: "HotwordWhisper", dependencies: ["CBLAS"], swiftSettings: optimisedEvenInDebug),
+        .target(name: "HotwordWhisper", dependencies: ["CBLAS", "HotwordSIMD"], swiftSettings: optimisedEvenInDebug),
         // Model files: load, save atomically, find the bundled models by name.
         .target(name: "HotwordModels", dependencies: ["HotwordCore", "HotwordFolders"]),
         // Audio in and out: files, resampling, ring buffer, ALSA.
@@ -116,7 +119,7 @@ let package = Package(
         // Shared by the test targets: paths to ../shared, temporary folders, ALSA file-plugin devices,
         // HTTP servers, archives laid out as the public corpora are.
         .target(name: "HotwordTestSupport", dependencies: ["HotwordCore", "HotwordAudio", logging], path: "Tests/HotwordTestSupport"),
-        .testTarget(name: "HotwordCoreTests", dependencies: ["HotwordCore", "HotwordModels", "HotwordAudio", "HotwordTestSupport"],
+        .testTarget(name: "HotwordCoreTests", dependencies: ["HotwordCore", "HotwordSIMD", "HotwordModels", "HotwordAudio", "HotwordTestSupport"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "HotwordAudioTests", dependencies: ["HotwordAudio", "HotwordCore", "HotwordTestSupport"]),
         .testTarget(name: "HotwordTrainingTests", dependencies: ["HotwordTraining", "HotwordSpotting", "HotwordTestSupport"]),

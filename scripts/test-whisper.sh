@@ -5,8 +5,9 @@
 #   hotword transcribe --backend wyoming on the first 20 asterisk prompts must be <= 15 % WER,
 #   and `hotword run` through ALSA file devices must ask a local SUSI server exactly
 #   "what is the capital of france" after "hey susi, what is the capital of france"
-#   (WhisperEndToEndTests, enabled by HOTWORD_TEST_WHISPER); then the Swift Whisper's tests
-#   (HotwordWhisperTests, WhisperRecognizerTests, given the folder in HOTWORD_WHISPER_MODEL);
+#   (WhisperEndToEndTests, enabled by HOTWORD_TEST_WHISPER), and again with Whisper in Swift
+#   (the `whisper` backend); then the Swift Whisper's tests (HotwordWhisperTests,
+#   WhisperRecognizerTests; both given the folder in HOTWORD_WHISPER_MODEL);
 #   then `install-whisper.sh --in-process` into $cache/in-process with a copy of the example
 #   configuration: [stt] must name the whisper backend and its folder, and the check must hear
 #   "what is the capital of france".
@@ -59,8 +60,9 @@ if total["wer"] > float(sys.argv[2]):
 print(line)
 PY
 
-HOTWORD_TEST_WHISPER="$uri" swift test --skip-build --no-parallel --filter WhisperEndToEndTests
-# Whisper in Swift (HotwordWhisper, the `whisper` backend) on the same model folder.
+# `hotword run` through the server, and with Whisper in Swift (the `whisper` backend) on the same
+# model folder; then the Swift Whisper's own tests.
+HOTWORD_TEST_WHISPER="$uri" HOTWORD_WHISPER_MODEL="$model" swift test --skip-build --no-parallel --filter WhisperEndToEndTests
 HOTWORD_WHISPER_MODEL="$model" swift test --skip-build --filter 'HotwordWhisperTests|WhisperRecognizerTests'
 # The in-process setup as a user runs it (the model fetched once into the cache, then kept).
 config="$(mktemp)"

@@ -1,4 +1,5 @@
 import Foundation
+import HotwordSIMD
 
 /// Turns a mono audio stream into feature frames — log-mel energies or MFCCs — exactly as a
 /// `FrontendConfig` describes; the same config always gives the same features, in training

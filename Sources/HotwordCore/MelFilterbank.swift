@@ -1,3 +1,5 @@
+import HotwordSIMD
+
 /// Triangular mel filters over the power-spectrum bins 0...fftSize/2, stored sparsely: each
 /// band keeps only the run of bins where its weight is positive.
 ///

@@ -60,18 +60,23 @@ struct WhisperDecoder {
         let scoredTokens: Int
         private(set) var position = 0
 
-        /// `audio`: the encoder's rows × width. Only the first `scoredTokens` tokens get logits.
-        init(_ decoder: WhisperDecoder, audio: [Float], scoredTokens: Int) {
+        /// `audio`: the encoder's rows × width, whose keys and values are computed on `threads`
+        /// threads. Only the first `scoredTokens` tokens get logits.
+        init(_ decoder: WhisperDecoder, audio: [Float], scoredTokens: Int, threads: Int) {
             let width = decoder.dimensions.width
+            let audioRows = audio.count / width
             self.decoder = decoder
-            audioRows = audio.count / width
+            self.audioRows = audioRows
             self.scoredTokens = scoredTokens
-            audioKeyValues = audio.withUnsafeBufferPointer { audio in
-                decoder.layers.map { layer in
-                    var keyValues = [Float](repeating: 0, count: audio.count * 2)
-                    keyValues.withUnsafeMutableBufferPointer { layer.crossKeyValue.apply(audio.baseAddress!, rows: audio.count / width, into: $0.baseAddress!) }
-                    return keyValues
+            audioKeyValues = decoder.layers.map { layer in
+                let keyValues = Scratch(count: audioRows * 2 * width)
+                defer { keyValues.free() }
+                inSlices(of: audioRows, threads: threads) { first, count in
+                    audio.withUnsafeBufferPointer { audio in
+                        layer.crossKeyValue.apply(audio.baseAddress! + first * width, rows: count, into: keyValues.start + first * 2 * width)
+                    }
                 }
+                return Array(UnsafeBufferPointer(start: keyValues.start, count: audioRows * 2 * width))
             }
             let positions = decoder.dimensions.textPositions
             selfQueryKeyValues = decoder.layers.map { _ in [Float](repeating: 0, count: positions * 3 * width) }

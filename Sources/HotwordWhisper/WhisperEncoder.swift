@@ -125,63 +125,56 @@ struct WhisperEncoder {
     }
 
     /// The encoding of `frames` mel frames (`mel`: bands rows of `frames`, band-major; `frames`
-    /// even, at most twice the positions): frames / 2 rows of `width`.
-    func encode(mel: [Float], frames: Int) -> [Float] {
+    /// even, at most twice the positions): frames / 2 rows of `width`. The rows are shared out
+    /// among `threads`; each layer's attention reads every row's keys and values, so the threads
+    /// wait for each other once a layer.
+    func encode(mel: [Float], frames: Int, threads: Int) -> [Float] {
         let (width, bands) = (dimensions.width, dimensions.bands)
         precondition(frames % 2 == 0 && frames / 2 <= dimensions.audioPositions && mel.count == bands * frames)
         let rows = frames / 2
+        let hiddenWidth = layers.first?.feedForward.expand.outputs ?? 0
         // Time-major, with a zero frame before and after: the convolutions' padding.
-        var input = [Float](repeating: 0, count: (frames + 2) * bands)
+        let input = Scratch(count: (frames + 2) * bands), convolved = Scratch(count: (frames + 2) * width)
+        let x = Scratch(count: rows * width), normed = Scratch(count: rows * width), attended = Scratch(count: rows * width)
+        let qkv = Scratch(count: rows * 3 * width), hidden = Scratch(count: rows * hiddenWidth), scores = Scratch(count: rows * rows)
+        defer { [input, convolved, x, normed, attended, qkv, hidden, scores].forEach { $0.free() } }
         for band in 0..<bands {
             for t in 0..<frames { input[(t + 1) * bands + band] = mel[band * frames + t] }
         }
-        var convolved = [Float](repeating: 0, count: (frames + 2) * width)
-        var x = [Float](repeating: 0, count: rows * width)
-        var normed = [Float](repeating: 0, count: rows * width)
-        var fused = [Float](repeating: 0, count: rows * 3 * width)
-        var attended = [Float](repeating: 0, count: rows * width)
-        let hiddenWidth = layers.first?.feedForward.expand.outputs ?? 0
-        var hidden = [Float](repeating: 0, count: rows * hiddenWidth)
-        var scores = [Float](repeating: 0, count: rows * rows)
-        input.withUnsafeBufferPointer { input in
-            convolved.withUnsafeMutableBufferPointer { convolved in
-                // Output frame t reads input frames t − 1, t, t + 1 (the padded rows t … t + 2).
-                conv1.convolve(input.baseAddress!, taps: 3, stride: 1, rows: frames, into: convolved.baseAddress! + width)
-                gelu(convolved.baseAddress! + width, count: frames * width)
-                x.withUnsafeMutableBufferPointer { x in
-                    // Stride 2: output t reads frames 2t − 1 … 2t + 1.
-                    conv2.convolve(convolved.baseAddress!, taps: 3, stride: 2, rows: rows, into: x.baseAddress!)
-                }
+        // Output frame t reads input frames t − 1, t, t + 1 (the padded rows t … t + 2).
+        inSlices(of: frames, threads: threads) { first, count in
+            let output = convolved.start + (first + 1) * width
+            conv1.convolve(input.start + first * bands, taps: 3, stride: 1, rows: count, into: output)
+            gelu(output, count: count * width)
+        }
+        // Stride 2: output t reads frames 2t − 1 … 2t + 1.
+        inSlices(of: rows, threads: threads) { first, count in
+            let output = x.start + first * width
+            conv2.convolve(convolved.start + 2 * first * width, taps: 3, stride: 2, rows: count, into: output)
+            gelu(output, count: count * width)
+            positions.withUnsafeBufferPointer { positions in
+                for i in (first * width)..<((first + count) * width) { x[i] += positions[i] }
             }
         }
-        gelu(&x, count: rows * width)
-        for i in 0..<(rows * width) { x[i] += positions[i] }
-        x.withUnsafeMutableBufferPointer { x in
-            let x = x.baseAddress!
-            normed.withUnsafeMutableBufferPointer { normed in
-                let normed = normed.baseAddress!
-                for layer in layers {
-                    layer.norm.apply(x, rows: rows, into: normed)
-                    fused.withUnsafeMutableBufferPointer { fused in
-                        let qkv = fused.baseAddress!
-                        layer.queryKeyValue.apply(normed, rows: rows, into: qkv)
-                        attended.withUnsafeMutableBufferPointer { attended in
-                            scores.withUnsafeMutableBufferPointer { scores in
-                                dimensions.attention.attend(
-                                    query: qkv, ldq: 3 * width, key: qkv + width, ldk: 3 * width, value: qkv + 2 * width, ldv: 3 * width,
-                                    queries: rows, keys: rows, scores: scores.baseAddress!,
-                                    into: attended.baseAddress!, ldo: width)
-                            }
-                            layer.output.add(attended.baseAddress!, rows: rows, to: x)
-                        }
-                    }
-                    hidden.withUnsafeMutableBufferPointer { hidden in
-                        layer.feedForward.add(to: x, rows: rows, normed: normed, hidden: hidden.baseAddress!)
-                    }
-                }
-                finalNorm.apply(x, rows: rows, into: normed)
+        for layer in layers {
+            inSlices(of: rows, threads: threads) { first, count in
+                layer.norm.apply(x.start + first * width, rows: count, into: normed.start + first * width)
+                layer.queryKeyValue.apply(normed.start + first * width, rows: count, into: qkv.start + first * 3 * width)
+            }
+            inSlices(of: rows, threads: threads) { first, count in
+                let q = qkv.start + first * 3 * width
+                dimensions.attention.attend(
+                    query: q, ldq: 3 * width, key: qkv.start + width, ldk: 3 * width, value: qkv.start + 2 * width, ldv: 3 * width,
+                    queries: count, keys: rows, scores: scores.start + first * rows,
+                    into: attended.start + first * width, ldo: width)
+                layer.output.add(attended.start + first * width, rows: count, to: x.start + first * width)
+                layer.feedForward.add(to: x.start + first * width, rows: count, normed: normed.start + first * width,
+                                      hidden: hidden.start + first * hiddenWidth)
             }
         }
-        return normed
+        inSlices(of: rows, threads: threads) { first, count in
+            finalNorm.apply(x.start + first * width, rows: count, into: normed.start + first * width)
+        }
+        return Array(UnsafeBufferPointer(start: normed.start, count: rows * width))
     }
 }

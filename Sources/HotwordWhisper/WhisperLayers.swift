@@ -1,5 +1,6 @@
 import CBLAS
 import Foundation
+import HotwordSIMD
 
 /// y = x·Wᵀ + b over rows of x, W stored [outputs, inputs] as CTranslate2 keeps it.
 struct Linear {
@@ -75,6 +76,35 @@ func matrixProduct(_ a: UnsafePointer<Float>, lda: Int, _ b: UnsafePointer<Float
                 accumulate ? 1 : 0, c, Int32(ldc))
 }
 
+/// A zeroed buffer of floats the caller frees: the encoder's working memory, shared between
+/// threads that each write their own rows.
+struct Scratch: @unchecked Sendable {
+    let start: UnsafeMutablePointer<Float>
+
+    init(count: Int) {
+        start = .allocate(capacity: count)
+        start.initialize(repeating: 0, count: count)
+    }
+
+    subscript(index: Int) -> Float {
+        get { start[index] }
+        nonmutating set { start[index] = newValue }
+    }
+
+    func free() { start.deallocate() }
+}
+
+/// Runs `body(first, count)` on `threads` consecutive slices of rows 0..<rows at once (no more
+/// slices than rows), returning when all are done.
+func inSlices(of rows: Int, threads: Int, _ body: @Sendable (_ first: Int, _ count: Int) -> Void) {
+    let slices = max(1, min(threads, rows))
+    guard slices > 1 else { return body(0, rows) }
+    DispatchQueue.concurrentPerform(iterations: slices) { slice in
+        let first = rows * slice / slices
+        body(first, rows * (slice + 1) / slices - first)
+    }
+}
+
 /// Layer normalisation over each row (ε = 1e-5, Whisper's).
 struct LayerNorm {
     let gamma: [Float]
@@ -104,9 +134,25 @@ struct LayerNorm {
     }
 }
 
-/// The exact GELU, x·Φ(x), in place (CTranslate2's activation 3, as Whisper was trained).
+/// The exact GELU, x·Φ(x) = x·(1 + erf(x/√2))/2, in place (CTranslate2's activation 3, as
+/// Whisper was trained), a vector at a time.
 func gelu(_ x: UnsafeMutablePointer<Float>, count: Int) {
-    for i in 0..<count { x[i] = 0.5 * x[i] * (1 + erff(x[i] * Float(0.5).squareRoot())) }
+    forEachVector(x, count: count) { v in 0.5 * v * (1 + (v * Float(0.5).squareRoot()).errorFunction()) }
+}
+
+/// Replaces the `count` floats at `x` by `transform` of them, 8 at a time; the last few are
+/// handed over in a vector filled up with `padding`.
+@inline(__always)
+func forEachVector(_ x: UnsafeMutablePointer<Float>, count: Int, padding: Float = 0, _ transform: (FloatVector) -> FloatVector) {
+    let whole = count - count % FloatVector.scalarCount
+    for i in stride(from: 0, to: whole, by: FloatVector.scalarCount) {
+        transform(FloatVector(loading: x + i)).store(to: x + i)
+    }
+    guard whole < count else { return }
+    var tail = FloatVector(repeating: padding)
+    for i in whole..<count { tail[i - whole] = x[i] }
+    tail = transform(tail)
+    for i in whole..<count { x[i] = tail[i - whole] }
 }
 
 /// Multi-head scaled dot-product attention for `queries` rows against `keys` rows, every head
@@ -136,9 +182,15 @@ struct AttentionShape {
     private func softmax(_ row: UnsafeMutablePointer<Float>, count: Int) {
         var largest = -Float.infinity
         for i in 0..<count { largest = max(largest, row[i]) }
-        var sum: Float = 0
-        for i in 0..<count { row[i] = expf(row[i] - largest); sum += row[i] }
-        let inverse = 1 / sum
-        for i in 0..<count { row[i] *= inverse }
+        // e^(x − largest) of each, summed (the sum is at least 1; the last vector's padding,
+        // −∞, adds at most 8·e⁻⁸⁷ to it, the exponential's floor).
+        var sums = FloatVector.zero
+        forEachVector(row, count: count, padding: -.infinity) { x in
+            let e = (x - largest).exponential()
+            sums += e
+            return e
+        }
+        let inverse = 1 / sums.sum()
+        forEachVector(row, count: count) { $0 * inverse }
     }
 }

@@ -1,3 +1,4 @@
+import CBLAS
 import Foundation
 
 /// What Whisper heard in one utterance.
@@ -77,15 +78,17 @@ public struct WhisperModel: Sendable {
     var maximumTokens: Int { decoder.dimensions.textPositions / 2 }
 
     /// The text of `samples` (16 kHz mono in [-1, 1]); audio longer than 30 s is heard in
-    /// consecutive 30 s windows, their texts joined.
-    public func transcribe(_ samples: [Float], window: AudioWindow = .full) -> WhisperTranscript {
+    /// consecutive 30 s windows, their texts joined. The encoder's matrix products are shared
+    /// out among `threads` (the decoder's steps, one token at a time, run on the caller's).
+    public func transcribe(_ samples: [Float], window: AudioWindow = .full, threads: Int = 1) -> WhisperTranscript {
+        _ = Self.singleThreadedBLAS
         let (mel, frames) = logMel.features(samples)
         // faster-whisper hears one frame less than its features have (`content_frames`).
         let content = max(0, frames - 1)
         let windowFrames = 2 * decoder.dimensions.audioPositions
         var texts: [String] = [], tokens: [Int] = []
         for start in stride(from: 0, to: content, by: windowFrames) {
-            let heard = decode(mel, frames: frames, from: start, count: min(windowFrames, content - start), window: window)
+            let heard = decode(mel, frames: frames, from: start, count: min(windowFrames, content - start), window: window, threads: threads)
             tokens += heard
             texts.append(tokenizer.text(of: heard))
         }
@@ -109,11 +112,15 @@ public struct WhisperModel: Sendable {
         return (input, encoded)
     }
 
-    private func decode(_ mel: [Float], frames: Int, from start: Int, count: Int, window: AudioWindow) -> [Int] {
+    /// Threads are ours to share out (`transcribe`): OpenBLAS, splitting each product again across
+    /// its own, would spin against them.
+    private static let singleThreadedBLAS: Void = openblas_set_num_threads(1)
+
+    private func decode(_ mel: [Float], frames: Int, from start: Int, count: Int, window: AudioWindow, threads: Int) -> [Int] {
         let (input, encoded) = encoderInput(mel, frames: frames, from: start, count: count, window: window)
-        let audio = encoder.encode(mel: input, frames: encoded)
+        let audio = encoder.encode(mel: input, frames: encoded, threads: threads)
         // Only text tokens and the end of text are ever sampled: no logits for the special tokens after it.
-        let session = WhisperDecoder.Session(decoder, audio: audio, scoredTokens: tokenizer.endOfText + 1)
+        let session = WhisperDecoder.Session(decoder, audio: audio, scoredTokens: tokenizer.endOfText + 1, threads: threads)
         for token in [tokenizer.startOfTranscript, tokenizer.noTimestamps] { session.step(token) }
         var tokens: [Int] = []
         while tokens.count < maximumTokens, !session.isFull {

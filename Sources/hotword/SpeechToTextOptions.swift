@@ -10,7 +10,7 @@ extension WhisperConfiguration.Audio: ExpressibleByArgument {}
 /// Chooses and configures the speech-to-text backend from the command line, over `[stt]` of
 /// `hotword.toml`: what is not given here is as configured.
 struct SpeechToTextOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The speech-to-text engine: pocketsphinx (embedded), http (an OpenAI-compatible server), command (a program), wyoming (a Wyoming server) or whisper (Whisper in-process). Default: stt.backend, else pocketsphinx.", valueName: "BACKEND"))
+    @Option(help: ArgumentHelp("The speech-to-text engine: auto (whisper when its model is set or installed in /opt/hotword-whisper/tiny.en, else pocketsphinx), pocketsphinx (embedded), http (an OpenAI-compatible server), command (a program), wyoming (a Wyoming server) or whisper (Whisper in-process). Default: stt.backend, else auto.", valueName: "BACKEND"))
     var backend: SpeechToTextSettings.Backend?
 
     @Option(help: ArgumentHelp("pocketsphinx: the acoustic model folder. Default: stt.pocketsphinx.acoustic_model, else Debian's en-us.", valueName: "FOLDER"))
@@ -46,6 +46,9 @@ struct SpeechToTextOptions: ParsableArguments {
     @Option(help: ArgumentHelp("whisper: how much audio the encoder sees: full (30 s, as Whisper was trained) or utterance (the question and two seconds after it: faster, worse heard). Default: stt.whisper.audio, else full.", valueName: "AUDIO"))
     var whisperAudio: WhisperConfiguration.Audio?
 
+    @Option(help: ArgumentHelp("whisper: threads the encoder shares its work among, 1 to 16. Default: stt.whisper.threads, else 2.", valueName: "N"))
+    var whisperThreads: Int?
+
     @Option(help: ArgumentHelp("http and wyoming: the spoken language (ISO 639-1). Default: as configured, else the server detects it.", valueName: "CODE"))
     var language: String?
 
@@ -66,6 +69,9 @@ struct SpeechToTextOptions: ParsableArguments {
             throw ValidationError("--question-weight must be from 0 to 1, not \(questionWeight).")
         }
         if questionModel?.isEmpty == true { throw ValidationError("--question-model names no model.") }
+        if let whisperThreads, !(1...16).contains(whisperThreads) {
+            throw ValidationError("--whisper-threads must be from 1 to 16, not \(whisperThreads).")
+        }
         if let url {
             guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil else {
                 throw ValidationError("--url must be an http or https URL, not '\(url)'.")
@@ -98,6 +104,7 @@ struct SpeechToTextOptions: ParsableArguments {
         if let wyoming { settings.wyoming.endpoint = try WyomingEndpoint(parsing: wyoming) }
         if let whisperModel { settings.whisper.model = whisperModel }
         if let whisperAudio { settings.whisper.audio = whisperAudio }
+        if let whisperThreads { settings.whisper.threads = whisperThreads }
         if let timeout {
             settings.http.timeout = .milliseconds(Int(timeout * 1000))
             settings.commandTimeoutSeconds = timeout

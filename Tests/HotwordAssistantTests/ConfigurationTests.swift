@@ -93,6 +93,7 @@ struct ConfigurationTests {
             [stt.whisper]
             model = "/m/whisper-tiny.en"
             audio = "utterance"
+            threads = 3
 
             [susi]
             server = "http://localhost:4000"
@@ -149,7 +150,7 @@ struct ConfigurationTests {
         #expect(c.stt.http == HTTPRecognizerConfiguration(url: URL(string: "http://10.0.0.2:9000/v1/audio/transcriptions")!,
                                                           model: "base.en", language: "de", apiKey: "sk-123", timeout: .milliseconds(12_500)))
         #expect(c.stt.commandArguments == ["whisper-cli", "-f", "{wav}"] && c.stt.commandTimeoutSeconds == 20)
-        #expect(c.stt.whisper == WhisperConfiguration(model: "/m/whisper-tiny.en", audio: .utterance))
+        #expect(c.stt.whisper == WhisperConfiguration(model: "/m/whisper-tiny.en", audio: .utterance, threads: 3))
         #expect(c.susi.server == URL(string: "http://localhost:4000")! && c.susi.language == "de")
         #expect(c.susi.deviceType == "Kitchen Radio" && c.susi.timezoneOffset == -120)
         #expect(c.susi.latitude == 52.52 && c.susi.longitude == 13.405)
@@ -246,7 +247,7 @@ struct ConfigurationTests {
             .invalidValue(file: "hotword.toml", line: 7, key: "wake.sensitivity", value: "1.5", expected: "a number from 0 to 1"),
             .invalidValue(file: "hotword.toml", line: 8, key: "wake.barge_in", value: "\"yes\"", expected: "true or false"),
             .invalidValue(file: "hotword.toml", line: 11, key: "stt.backend", value: "\"vosk\"",
-                          expected: "one of \"pocketsphinx\", \"http\", \"command\", \"wyoming\", \"whisper\""),
+                          expected: "one of \"auto\", \"pocketsphinx\", \"http\", \"command\", \"wyoming\", \"whisper\""),
             .invalidValue(file: "hotword.toml", line: 12, key: "stt.fallback", value: "\"whisper\"", expected: "one of \"pocketsphinx\", \"none\""),
             .invalidValue(file: "hotword.toml", line: 15, key: "susi.server", value: "\"ftp://example.org\"", expected: "an http:// or https:// URL"),
             .invalidValue(file: "hotword.toml", line: 16, key: "susi.timezone_offset", value: "12.5",
@@ -290,6 +291,27 @@ struct ConfigurationTests {
         ])
         let (configuration, none) = load("[stt]\nbackend = \"whisper\"\n[stt.whisper]\nmodel = \"/opt/tiny.en\"\n")
         #expect(none == [] && configuration.stt.selected == .whisper(WhisperConfiguration(model: "/opt/tiny.en", audio: .full)))
+    }
+
+    /// `backend = "auto"`, the default: Whisper when its model is configured or installed, else pocketsphinx.
+    @Test func autoHearsWithWhisperWhenItIsInstalled() throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let installed = folder.appendingPathComponent("tiny.en"), empty = folder.appendingPathComponent("empty")
+        for made in [installed, empty] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true) }
+        try Data("model".utf8).write(to: installed.appendingPathComponent("model.bin"))
+
+        var settings = SpeechToTextSettings()
+        #expect(settings.backend == .auto)
+        let found = settings.concrete(installedWhisper: [empty.path, installed.path])
+        #expect(found.backend == .whisper && found.whisper.model == installed.path)
+        let notFound = settings.concrete(installedWhisper: [empty.path, folder.appendingPathComponent("none").path])
+        #expect(notFound.backend == .pocketsphinx && notFound.whisper.model.isEmpty)
+        settings.whisper.model = "/m/tiny.en"
+        #expect(settings.concrete(installedWhisper: [installed.path]).whisper.model == "/m/tiny.en")
+        #expect(settings.concrete(installedWhisper: []).backend == .whisper)
+        settings.backend = .wyoming
+        #expect(settings.concrete(installedWhisper: [installed.path]) == settings)
     }
 
     @Test func theWyomingSectionSetsTheServerAndReportsBadValuesWithTheirLine() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import HotwordSIMD
 @testable import HotwordCore
 import Testing
 
@@ -40,6 +41,17 @@ import Testing
         #expect(largestError < 5e-7, "largest error \(largestError)")
         let outside = FloatVector(-1_000, -100, 100, 1_000, .infinity, -.infinity, 0, 0).exponential()
         #expect((0..<6).allSatisfy { outside[$0].isNormal }, "\(outside)")
+    }
+
+    /// erf against libm in Double, absolute error (as GELU uses it: x·(1 + erf(x/√2))/2), from
+    /// tiny arguments through the tails, where it is ±1.
+    @Test func errorFunctionMatchesLibm() {
+        var random = SplitMix64(seed: 10)
+        let inputs: [Float] = [0, 1e-30, -1e-30, 0.5, -0.5, 3.9, -3.9, 9, 100, -100] + (0..<4_000).map { _ in .random(in: -6...6, using: &random) }
+        let largestError = Self.largestError(inputs, { $0.errorFunction() }, exact: erf) { abs($0 - $1) }
+        #expect(largestError < 5e-7, "largest error \(largestError)")
+        let signs = FloatVector(-.infinity, -1e-3, 1e-3, .infinity, 0, -0.0, 2, -2).errorFunction()
+        #expect(signs[0] == -1 && signs[3] == 1 && signs[1] < 0 && signs[2] > 0 && abs(signs[4]) < 5e-7, "\(signs)")
     }
 
     /// a^b = e^(b·ln a), as PCEN uses it (roots and negative gains of energies).

@@ -30,4 +30,19 @@ struct WhisperTranscriptionTests {
         let errors = try wordErrors(list: "speech/asterisk_en/transcripts.tsv", first: 8, window: .full)
         #expect(try #require(errors.rate) <= 0.10, "\(errors)")
     }
+
+    /// The encoder's rows shared out among threads: the same tokens as on one.
+    @Test func threadsHearAsOneDoes() throws {
+        let model = try #require(WhisperFixtures.model).get()
+        let list = TestPaths.sharedData.appendingPathComponent("speech/asterisk_en/transcripts.tsv")
+        let references = try ReferenceTranscripts.parse(try String(contentsOf: list, encoding: .utf8), list: list.path).prefix(2)
+        for reference in references {
+            let audio = try AudioFileReader.read(list.deletingLastPathComponent().appendingPathComponent(reference.file), sampleRate: 16_000)
+            let alone = model.transcribe(audio.samples, threads: 1)
+            #expect(!alone.tokens.isEmpty)
+            for threads in [2, 3] {
+                #expect(model.transcribe(audio.samples, threads: threads) == alone, "\(reference.file) on \(threads) threads")
+            }
+        }
+    }
 }

@@ -267,7 +267,7 @@ struct ConfigCheckCommandTests {
         #expect(check.status == 78)
         #expect(check.stderr.split(separator: "\n").map(String.init) == [
             "Error: 2 problems in the configuration:",
-            "\(config.path):2: susi.language = \"de\" is invalid: expected \"en\": stt.backend = \"pocketsphinx\" transcribes English only (for de choose http, command or wyoming)",
+            "\(config.path):2: susi.language = \"de\" is invalid: expected \"en\": stt.backend = \"auto\" transcribes English only (for de choose http, command or wyoming)",
             "\(config.path):4: tts.espeak.voice = \"en-us\" is invalid: expected a voice speaking de, the language of the answers (this one speaks en-us; `espeak-ng --voices=de` lists them)",
         ])
         try Data("[tts.espeak]\nvoice = \"xx-none\"\n".utf8).write(to: config)

@@ -156,7 +156,7 @@ struct SUSIHistoryCommandTests {
         // Valid keys; alone, the account's German meets the default English-only speech to text.
         let check = try await hotword("config", "check", pulledFile)
         #expect(check.status == 78 && check.stderr.hasPrefix("Error: \(pulledFile):")
-               && check.stderr.contains(": susi.language = \"de\" is invalid: expected \"en\": stt.backend = \"pocketsphinx\" transcribes English only"),
+               && check.stderr.contains(": susi.language = \"de\" is invalid: expected \"en\": stt.backend = \"auto\" transcribes English only"),
                 "\(check.stderr)")
         #expect(check.stderr.split(separator: "\n").count == 1, "\(check.stderr)")
 

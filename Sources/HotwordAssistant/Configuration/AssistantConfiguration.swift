@@ -142,6 +142,8 @@ public struct CueSettings: Sendable, Equatable {
 /// `[stt]`: the speech-to-text backend and the settings of each.
 public struct SpeechToTextSettings: Sendable, Equatable {
     public enum Backend: String, Sendable, CaseIterable {
+        /// Whisper in-process when its model is configured or installed (`concrete`), else pocketsphinx.
+        case auto
         case pocketsphinx, http, command, wyoming, whisper
     }
 
@@ -150,7 +152,7 @@ public struct SpeechToTextSettings: Sendable, Equatable {
         case pocketsphinx, none
     }
 
-    public var backend = Backend.pocketsphinx
+    public var backend = Backend.auto
     /// Only for a backend other than pocketsphinx (see `QuestionTranscriber`).
     public var fallback = Fallback.pocketsphinx
     public var pocketsphinx = PocketSphinxConfiguration()
@@ -165,14 +167,32 @@ public struct SpeechToTextSettings: Sendable, Equatable {
 
     public init() {}
 
-    /// The chosen backend with its settings.
+    /// Where `backend = "auto"` finds Whisper installed: the folder `install-whisper.sh
+    /// --in-process` writes by default.
+    public static let installedWhisperFolders = ["/opt/hotword-whisper/tiny.en"]
+
+    /// These settings with `auto` made concrete: Whisper in-process when `[stt.whisper] model` names
+    /// a folder, or else when one of `installedWhisper` holds a readable model.bin (it hears
+    /// questions four times better: docs/stt.md); pocketsphinx otherwise.
+    public func concrete(installedWhisper folders: [String] = installedWhisperFolders) -> SpeechToTextSettings {
+        guard backend == .auto else { return self }
+        var settings = self
+        if whisper.model.isEmpty, let installed = folders.first(where: { FileManager.default.isReadableFile(atPath: "\($0)/model.bin") }) {
+            settings.whisper.model = installed
+        }
+        settings.backend = settings.whisper.model.isEmpty ? .pocketsphinx : .whisper
+        return settings
+    }
+
+    /// The chosen backend with its settings (`auto` made concrete).
     public var selected: SpeechToTextBackend {
-        switch backend {
-        case .pocketsphinx: .pocketsphinx(pocketsphinx)
-        case .http: .http(http)
-        case .command: .command(arguments: commandArguments, timeout: .milliseconds(Int(commandTimeoutSeconds * 1000)))
-        case .wyoming: .wyoming(wyoming)
-        case .whisper: .whisper(whisper)
+        let settings = concrete()
+        switch settings.backend {
+        case .auto, .pocketsphinx: return .pocketsphinx(settings.pocketsphinx)
+        case .http: return .http(settings.http)
+        case .command: return .command(arguments: settings.commandArguments, timeout: .milliseconds(Int(settings.commandTimeoutSeconds * 1000)))
+        case .wyoming: return .wyoming(settings.wyoming)
+        case .whisper: return .whisper(settings.whisper)
         }
     }
 }

@@ -112,6 +112,7 @@ enum ConfigSchema {
         "stt.whisper": Section(keys: [
             key("model", .path(allowEmpty: true)) { $0.stt.whisper.model = $1 },
             key("audio", .choice(WhisperConfiguration.Audio.self)) { $0.stt.whisper.audio = $1 },
+            key("threads", .integer(1...16, "threads")) { $0.stt.whisper.threads = $1 },
         ], subsections: []),
         "susi": Section(keys: [
             key("server", .url) { $0.susi.server = $1 },

@@ -21,18 +21,18 @@ extension AssistantConfiguration {
     public func unusableSpeechSettings() throws(TextToSpeechError) -> [UnusableSetting] {
         var problems: [UnusableSetting] = []
         let language = susi.language
-        if stt.backend == .pocketsphinx || stt.backend == .whisper, language != "en" {
+        if [.auto, .pocketsphinx, .whisper].contains(stt.backend), language != "en" {
             problems.append(UnusableSetting(
                 key: ["susi", "language"], value: "\"\(language)\"",
                 expected: "\"en\": stt.backend = \"\(stt.backend.rawValue)\" transcribes English only (for \(language) choose http, command or wyoming)"))
         }
-        if stt.backend == .pocketsphinx || stt.fallback == .pocketsphinx, case .file(let path) = stt.pocketsphinx.questionModel,
+        if [.auto, .pocketsphinx].contains(stt.backend) || stt.fallback == .pocketsphinx, case .file(let path) = stt.pocketsphinx.questionModel,
            !FileManager.default.isReadableFile(atPath: path) {
             problems.append(UnusableSetting(
                 key: ["stt", "pocketsphinx", "question_model"], value: "\"\(path)\"",
                 expected: "a language model file that can be read (ARPA text or binary), \"built\" or \"none\""))
         }
-        if stt.backend == .whisper, !stt.whisper.model.isEmpty,
+        if stt.backend == .whisper || stt.backend == .auto, !stt.whisper.model.isEmpty,
            let missing = ["model.bin", "vocabulary.txt", "config.json"].first(where: {
                !FileManager.default.isReadableFile(atPath: "\(stt.whisper.model)/\($0)")
            }) {

@@ -327,7 +327,7 @@ actor Conversation {
         let transcribing = Self.milliseconds(since: &clock)
         switch transcription.availability {
         case .lost(let error):
-            emit(.speechToTextLost(engine: configuration.stt.backend, fallback: transcription.engine, message: error.description))
+            emit(.speechToTextLost(engine: parts.transcriber.engine, fallback: transcription.engine, message: error.description))
             if !followUp {  // speech heard without the wake word is no reason to talk
                 _ = await say("My speech recognition server cannot be reached. I am using the built-in one until it is back.", epoch: epoch)
                 clock = ContinuousClock.now  // saying so is neither transcribing nor asking

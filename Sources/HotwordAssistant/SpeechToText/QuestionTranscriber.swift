@@ -24,7 +24,8 @@ enum EngineAvailability: Sendable, Equatable {
 /// after it are reported once (`Transcription.availability`), not at every question.
 /// pocketsphinx is loaded at the first outage (about a second), then kept.
 actor QuestionTranscriber {
-    private let engine: SpeechToTextSettings.Backend
+    /// The engine configured (`auto` made concrete).
+    let engine: SpeechToTextSettings.Backend
     private let recognizer: any SpeechRecognizer
     /// nil: no fallback (configured `none`, or pocketsphinx is the engine).
     private let fallback: PocketSphinxConfiguration?
@@ -32,7 +33,8 @@ actor QuestionTranscriber {
     private var engineDown = false
     private let logger = Logger(label: "hotword.stt")
 
-    init(_ settings: SpeechToTextSettings) async throws(SpeechToTextError) {
+    init(_ configured: SpeechToTextSettings) async throws(SpeechToTextError) {
+        let settings = configured.concrete()
         engine = settings.backend
         recognizer = try await settings.selected.makeRecognizer()
         fallback = settings.backend != .pocketsphinx && settings.fallback == .pocketsphinx ? settings.pocketsphinx : nil

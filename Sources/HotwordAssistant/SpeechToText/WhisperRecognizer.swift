@@ -5,7 +5,7 @@ public struct WhisperConfiguration: Sendable, Equatable {
     /// How much audio Whisper's encoder sees for a question.
     public enum Audio: String, Sendable, CaseIterable {
         /// The 30 s window Whisper was trained on, whatever the question's length: as faster-whisper
-        /// hears (the same transcripts), about 1.8 CPU seconds a question here.
+        /// hears (the same transcripts), about 1.4 CPU seconds a question here.
         case full
         /// The question and two seconds of silence after it: a third of the time for a 4 s
         /// question, but worse heard (docs/stt.md: 21 % against 16 % WER on the 120 questions).
@@ -23,10 +23,14 @@ public struct WhisperConfiguration: Sendable, Equatable {
     /// loads it; empty: none configured.
     public var model: String
     public var audio: Audio
+    /// Threads the encoder shares its work among (it waits for none of the wake-word detector's:
+    /// a question is heard while nobody speaks the wake word).
+    public var threads: Int
 
-    public init(model: String = "", audio: Audio = .full) {
+    public init(model: String = "", audio: Audio = .full, threads: Int = 2) {
         self.model = model
         self.audio = audio
+        self.threads = threads
     }
 }
 
@@ -49,7 +53,7 @@ public final class WhisperRecognizer: SpeechRecognizer {
     }
 
     public func transcribe(_ samples: [Float]) async throws(SpeechToTextError) -> String {
-        let (model, window) = (model, configuration.audio.window)
-        return await Self.engine.run { normalizedTranscript(model.transcribe(samples, window: window).text) }
+        let (model, window, threads) = (model, configuration.audio.window, configuration.threads)
+        return await Self.engine.run { normalizedTranscript(model.transcribe(samples, window: window, threads: threads).text) }
     }
 }

@@ -1,22 +1,23 @@
 /// The SIMD width of the frontend's inner loops: portable Swift SIMD, two 128-bit registers
 /// on ARM NEON and SSE, one on AVX.
-typealias FloatVector = SIMD8<Float>
+public typealias FloatVector = SIMD8<Float>
 
 extension FloatVector {
     /// `count` rounded up to whole vectors, so buffers can be read and written vector by vector.
-    static func paddedCount(_ count: Int) -> Int {
+    @inlinable
+    public static func paddedCount(_ count: Int) -> Int {
         (count + scalarCount - 1) / scalarCount * scalarCount
     }
 
     /// The 8 floats at `p`, any alignment.
-    @inline(__always)
-    init(loading p: UnsafePointer<Float>) {
+    @inlinable @inline(__always)
+    public init(loading p: UnsafePointer<Float>) {
         self = UnsafeRawPointer(p).loadUnaligned(as: FloatVector.self)
     }
 
     /// Writes the 8 lanes to `p`, any alignment.
-    @inline(__always)
-    func store(to p: UnsafeMutablePointer<Float>) {
+    @inlinable @inline(__always)
+    public func store(to p: UnsafeMutablePointer<Float>) {
         UnsafeMutableRawPointer(p).storeBytes(of: self, as: FloatVector.self)
     }
 }
@@ -28,8 +29,8 @@ extension FloatVector {
     /// With x = m·2^e and m ∈ [√½, √2): ln x = e·ln 2 + 2·atanh(s), s = (m − 1)/(m + 1), |s| < 0.172,
     /// and 2·atanh(s) = 2(s + s³/3 + s⁵/5 + s⁷/7 + s⁹/9 + …), whose next term 2s¹¹/11 < 1e-9.
     /// A non-finite lane gives a finite, meaningless result.
-    @inline(__always)
-    func naturalLogarithm() -> FloatVector {
+    @inlinable @inline(__always)
+    public func naturalLogarithm() -> FloatVector {
         let bits = unsafeBitCast(self, to: SIMD8<Int32>.self)
         var exponent = FloatVector(((bits &>> 23) & 0xFF) &- 127)
         let mantissaBits = (bits & 0x007F_FFFF) | Int32(bitPattern: Float(1).bitPattern)
@@ -56,8 +57,8 @@ extension FloatVector {
     ///
     /// e^x = 2^n·e^r with n = round(x/ln 2) and r = x − n·ln 2 (ln 2 split in two, so r is exact
     /// to float precision), |r| ≤ ln 2 / 2, and e^r by its Taylor series to r⁷ (next term < 5e-9).
-    @inline(__always)
-    func exponential() -> FloatVector {
+    @inlinable @inline(__always)
+    public func exponential() -> FloatVector {
         let x = pointwiseMin(pointwiseMax(self, FloatVector(repeating: -87)), FloatVector(repeating: 88))
         // Adding 1.5·2²³ rounds to an integer held in the low mantissa bits: n as a float and as
         // bits, without the per-lane conversions that SIMD rounding and Int32(_:) cost.
@@ -79,8 +80,27 @@ extension FloatVector {
     }
 
     /// a^b of each lane for a > 0 (a positive normal float), as e^(b·ln a).
-    @inline(__always)
-    func power(_ exponent: Float) -> FloatVector {
+    @inlinable @inline(__always)
+    public func power(_ exponent: Float) -> FloatVector {
         (exponent * naturalLogarithm()).exponential()
+    }
+}
+
+extension FloatVector {
+    /// erf of each lane, within 4e-7 of it (absolute: the formula's 1.5e-7 and float rounding): Abramowitz & Stegun's 7.1.26,
+    /// erf(x) = 1 − t(a₁ + t(a₂ + t(a₃ + t(a₄ + t·a₅))))·e^(−x²), t = 1/(1 + p·x) for x ≥ 0, and
+    /// erf(−x) = −erf(x). What GELU needs (Whisper's activation), at a fraction of libm's erff.
+    @inlinable @inline(__always)
+    public func errorFunction() -> FloatVector {
+        let x = pointwiseMin(pointwiseMax(self, -self), FloatVector(repeating: 9))
+        let t = 1 / (x * Float(0.327_591_1) + 1)
+        var polynomial: FloatVector = t * Float(1.061_405_429) + Float(-1.453_152_027)
+        polynomial = polynomial * t + Float(1.421_413_741)
+        polynomial = polynomial * t + Float(-0.284_496_736)
+        polynomial = polynomial * t + Float(0.254_829_592)
+        polynomial *= t
+        let gaussian = (FloatVector.zero - x * x).exponential()
+        let magnitude = 1 - polynomial * gaussian
+        return magnitude.replacing(with: -magnitude, where: self .< 0)
     }
 }
