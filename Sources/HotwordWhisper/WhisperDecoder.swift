@@ -58,6 +58,8 @@ struct WhisperDecoder {
         /// Logits of the tokens up to `scoredTokens`; the caller may mask them.
         var logits: [Float]
         let scoredTokens: Int
+        /// The logits, a product of the whole embedding table at every step, are shared out among them.
+        private let threads: Int
         private(set) var position = 0
 
         /// `audio`: the encoder's rows × width, whose keys and values are computed on `threads`
@@ -68,6 +70,7 @@ struct WhisperDecoder {
             self.decoder = decoder
             self.audioRows = audioRows
             self.scoredTokens = scoredTokens
+            self.threads = threads
             audioKeyValues = decoder.layers.map { layer in
                 let keyValues = Scratch(count: audioRows * 2 * width)
                 defer { keyValues.free() }
@@ -136,9 +139,12 @@ struct WhisperDecoder {
                             decoder.finalNorm.apply(x, rows: 1, into: normed)
                             decoder.embedding.withUnsafeBufferPointer { embedding in
                                 logits.withUnsafeMutableBufferPointer { logits in
-                                    matrixProduct(normed, lda: width, embedding.baseAddress!, ldb: width, transposeB: true,
-                                                  rows: 1, columns: scoredTokens, inner: width, accumulate: false,
-                                                  into: logits.baseAddress!, ldc: scoredTokens)
+                                    let product = VectorProduct(x: normed, weight: embedding.baseAddress!, y: logits.baseAddress!)
+                                    inSlices(of: scoredTokens, threads: threads) { first, count in
+                                        matrixProduct(product.x, lda: width, product.weight + first * width, ldb: width, transposeB: true,
+                                                      rows: 1, columns: count, inner: width, accumulate: false,
+                                                      into: product.y + first, ldc: count)
+                                    }
                                 }
                             }
                         }
@@ -148,4 +154,12 @@ struct WhisperDecoder {
             self.position += 1
         }
     }
+}
+
+/// y = W·x for one row x, handed to the threads that each compute a slice of y. @unchecked:
+/// they only read x and W, and write slices of y that do not overlap.
+private struct VectorProduct: @unchecked Sendable {
+    let x: UnsafePointer<Float>
+    let weight: UnsafePointer<Float>
+    let y: UnsafeMutablePointer<Float>
 }

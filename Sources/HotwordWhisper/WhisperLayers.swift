@@ -180,8 +180,14 @@ struct AttentionShape {
     }
 
     private func softmax(_ row: UnsafeMutablePointer<Float>, count: Int) {
-        var largest = -Float.infinity
-        for i in 0..<count { largest = max(largest, row[i]) }
+        let whole = count - count % FloatVector.scalarCount
+        var largestLanes = FloatVector(repeating: -.infinity)
+        for i in stride(from: 0, to: whole, by: FloatVector.scalarCount) {
+            let x = FloatVector(loading: row + i)
+            largestLanes.replace(with: x, where: x .> largestLanes)
+        }
+        var largest = largestLanes.max()
+        for i in whole..<count { largest = max(largest, row[i]) }
         // e^(x − largest) of each, summed (the sum is at least 1; the last vector's padding,
         // −∞, adds at most 8·e⁻⁸⁷ to it, the exponential's floor).
         var sums = FloatVector.zero
