@@ -114,7 +114,7 @@ public struct WhisperModel: Sendable {
 
     /// Threads are ours to share out (`transcribe`): OpenBLAS, splitting each product again across
     /// its own, would spin against them.
-    private static let singleThreadedBLAS: Void = openblas_set_num_threads(1)
+    private static let singleThreadedBLAS: Void = hotword_blas_single_threaded()
 
     private func decode(_ mel: [Float], frames: Int, from start: Int, count: Int, window: AudioWindow, threads: Int) -> [Int] {
         let (input, encoded) = encoderInput(mel, frames: frames, from: start, count: count, window: window)

@@ -41,7 +41,7 @@ enum Kernels {
     }
 
     /// OpenBLAS splits its products across threads by default; a detector runs on the audio thread alone.
-    static let singleThreadedBLAS: Void = openblas_set_num_threads(1)
+    static let singleThreadedBLAS: Void = hotword_blas_single_threaded()
 
     /// y[i] = x[i]·factor
     @inline(__always)

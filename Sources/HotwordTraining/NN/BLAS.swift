@@ -5,7 +5,7 @@ enum BLAS {
     /// OpenBLAS runs single-threaded: `Parallelism` splits the products itself, in a fixed way,
     /// so that results do not depend on the number of threads.
     static let singleThreaded: Bool = {
-        openblas_set_num_threads(1)
+        hotword_blas_single_threaded()
         return true
     }()
 
