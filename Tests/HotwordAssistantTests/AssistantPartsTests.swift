@@ -1,6 +1,7 @@
 import Foundation
 @testable import HotwordAssistant
 import HotwordJSON
+import HotwordTestSupport
 import Synchronization
 import Testing
 
@@ -13,6 +14,21 @@ struct AssistantPartsTests {
             get { value.load(ordering: .relaxed) }
             set { value.store(newValue, ordering: .relaxed) }
         }
+    }
+
+    /// `auto` finds Whisper installed, but its model.bin is damaged: pocketsphinx hears the
+    /// questions and the assistant starts. Named explicitly (`whisper`), the same folder is an error.
+    @Test func autoHearsWithPocketsphinxWhenTheInstalledWhisperWillNotLoad() async throws {
+        let folder = try TestPaths.temporaryDirectory("whisper-damaged")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("not a model".utf8).write(to: folder.appendingPathComponent("model.bin"))
+        let transcriber = try await QuestionTranscriber(SpeechToTextSettings(), installedWhisper: [folder.path])
+        #expect(transcriber.engine == .pocketsphinx)
+
+        var whisper = SpeechToTextSettings()
+        whisper.backend = .whisper
+        whisper.whisper.model = folder.path
+        await #expect(throws: SpeechToTextError.self) { _ = try await QuestionTranscriber(whisper, installedWhisper: []) }
     }
 
     @Test func ownSoundsCoverFromTheirStartToTheirEndPlusTheAskersTail() {

@@ -25,7 +25,7 @@ enum EngineAvailability: Sendable, Equatable {
 /// pocketsphinx is loaded at the first outage (about a second), then kept.
 actor QuestionTranscriber {
     /// The engine configured (`auto` made concrete).
-    let engine: SpeechToTextSettings.Backend
+    nonisolated let engine: SpeechToTextSettings.Backend
     private let recognizer: any SpeechRecognizer
     /// nil: no fallback (configured `none`, or pocketsphinx is the engine).
     private let fallback: PocketSphinxConfiguration?
@@ -33,10 +33,19 @@ actor QuestionTranscriber {
     private var engineDown = false
     private let logger = Logger(label: "hotword.stt")
 
-    init(_ configured: SpeechToTextSettings) async throws(SpeechToTextError) {
-        let settings = configured.concrete()
+    /// With `auto`, a Whisper model that will not load (a damaged installation) leaves the
+    /// questions to pocketsphinx, with a warning, rather than the assistant unable to start.
+    init(_ configured: SpeechToTextSettings, installedWhisper: [String] = SpeechToTextSettings.installedWhisperFolders)
+        async throws(SpeechToTextError) {
+        var settings = configured.concrete(installedWhisper: installedWhisper)
+        do {
+            recognizer = try await settings.selected.makeRecognizer()
+        } catch where configured.backend == .auto && settings.backend == .whisper {
+            Logger(label: "hotword.stt").warning("\(error.description); hearing questions with pocketsphinx instead")
+            settings.backend = .pocketsphinx
+            recognizer = try await settings.selected.makeRecognizer()
+        }
         engine = settings.backend
-        recognizer = try await settings.selected.makeRecognizer()
         fallback = settings.backend != .pocketsphinx && settings.fallback == .pocketsphinx ? settings.pocketsphinx : nil
     }
 
