@@ -3,9 +3,7 @@
 /// norm, and logits against the token embeddings.
 struct WhisperDecoder {
     struct Layer {
-        let selfNorm: LayerNorm
-        let selfQueryKeyValue: Linear
-        let selfOutput: Linear
+        let selfAttention: SelfAttentionWeights
         let crossNorm: LayerNorm
         let crossQuery: Linear
         /// The audio's keys and values in one product, computed once per utterance.
@@ -27,9 +25,7 @@ struct WhisperDecoder {
         positions = try file.floats("decoder/position_encodings/encodings", shape: [dimensions.textPositions, width])
         layers = try (0..<dimensions.decoderLayers).map { index throws(WhisperModelError) in
             let scope = "decoder/layer_\(index)"
-            return Layer(selfNorm: try LayerNorm(file, "\(scope)/self_attention/layer_norm", width: width),
-                         selfQueryKeyValue: try Linear(file, "\(scope)/self_attention/linear_0", inputs: width, outputs: 3 * width),
-                         selfOutput: try Linear(file, "\(scope)/self_attention/linear_1", inputs: width, outputs: width),
+            return Layer(selfAttention: try SelfAttentionWeights(file, "\(scope)/self_attention", width: width),
                          crossNorm: try LayerNorm(file, "\(scope)/attention/layer_norm", width: width),
                          crossQuery: try Linear(file, "\(scope)/attention/linear_0", inputs: width, outputs: width),
                          crossKeyValue: try Linear(file, "\(scope)/attention/linear_1", inputs: width, outputs: 2 * width),
@@ -110,17 +106,17 @@ struct WhisperDecoder {
                         scores.withUnsafeMutableBufferPointer { scores in
                             let scores = scores.baseAddress!
                             for (index, layer) in decoder.layers.enumerated() {
-                                layer.selfNorm.apply(x, rows: 1, into: normed)
+                                layer.selfAttention.norm.apply(x, rows: 1, into: normed)
                                 selfQueryKeyValues[index].withUnsafeMutableBufferPointer { cache in
                                     let row = cache.baseAddress! + position * 3 * width
-                                    layer.selfQueryKeyValue.apply(normed, rows: 1, into: row)
+                                    layer.selfAttention.queryKeyValue.apply(normed, rows: 1, into: row)
                                     // Causal by construction: the cache holds positions 0…position only.
                                     attention.attend(query: row, ldq: 3 * width, key: cache.baseAddress! + width, ldk: 3 * width,
                                                      value: cache.baseAddress! + 2 * width, ldv: 3 * width,
                                                      queries: 1, keys: position + 1, scores: scores,
                                                      into: attended, ldo: width)
                                 }
-                                layer.selfOutput.add(attended, rows: 1, to: x)
+                                layer.selfAttention.output.add(attended, rows: 1, to: x)
                                 layer.crossNorm.apply(x, rows: 1, into: normed)
                                 query.withUnsafeMutableBufferPointer { query in
                                     layer.crossQuery.apply(normed, rows: 1, into: query.baseAddress!)

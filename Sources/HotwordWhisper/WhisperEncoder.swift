@@ -78,14 +78,26 @@ struct FeedForward {
     }
 }
 
+/// A pre-norm self-attention block's weights, x += Wₒ·attention(LN(x)): the encoder's and the
+/// decoder's alike (CTranslate2's `self_attention` scope).
+struct SelfAttentionWeights {
+    let norm: LayerNorm
+    /// Q, K and V in one product.
+    let queryKeyValue: Linear
+    let output: Linear
+
+    init(_ file: CTranslate2ModelFile, _ scope: String, width: Int) throws(WhisperModelError) {
+        norm = try LayerNorm(file, "\(scope)/layer_norm", width: width)
+        queryKeyValue = try Linear(file, "\(scope)/linear_0", inputs: width, outputs: 3 * width)
+        output = try Linear(file, "\(scope)/linear_1", inputs: width, outputs: width)
+    }
+}
+
 /// Whisper's audio encoder: two convolutions (the second halving the frame rate), learnt
 /// positions, pre-norm self-attention blocks and a final layer norm.
 struct WhisperEncoder {
     struct Layer {
-        let norm: LayerNorm
-        /// Q, K and V in one product.
-        let queryKeyValue: Linear
-        let output: Linear
+        let selfAttention: SelfAttentionWeights
         let feedForward: FeedForward
     }
 
@@ -105,9 +117,7 @@ struct WhisperEncoder {
         positions = try file.floats("encoder/position_encodings/encodings", shape: [dimensions.audioPositions, width])
         layers = try (0..<dimensions.encoderLayers).map { index throws(WhisperModelError) in
             let scope = "encoder/layer_\(index)"
-            return Layer(norm: try LayerNorm(file, "\(scope)/self_attention/layer_norm", width: width),
-                         queryKeyValue: try Linear(file, "\(scope)/self_attention/linear_0", inputs: width, outputs: 3 * width),
-                         output: try Linear(file, "\(scope)/self_attention/linear_1", inputs: width, outputs: width),
+            return Layer(selfAttention: try SelfAttentionWeights(file, "\(scope)/self_attention", width: width),
                          feedForward: try FeedForward(file, "\(scope)/ffn", width: width))
         }
         finalNorm = try LayerNorm(file, "encoder/layer_norm", width: width)
@@ -158,8 +168,8 @@ struct WhisperEncoder {
         }
         for layer in layers {
             inSlices(of: rows, threads: threads) { first, count in
-                layer.norm.apply(x.start + first * width, rows: count, into: normed.start + first * width)
-                layer.queryKeyValue.apply(normed.start + first * width, rows: count, into: qkv.start + first * 3 * width)
+                layer.selfAttention.norm.apply(x.start + first * width, rows: count, into: normed.start + first * width)
+                layer.selfAttention.queryKeyValue.apply(normed.start + first * width, rows: count, into: qkv.start + first * 3 * width)
             }
             inSlices(of: rows, threads: threads) { first, count in
                 let q = qkv.start + first * 3 * width
@@ -167,7 +177,7 @@ struct WhisperEncoder {
                     query: q, ldq: 3 * width, key: qkv.start + width, ldk: 3 * width, value: qkv.start + 2 * width, ldv: 3 * width,
                     queries: count, keys: rows, scores: scores.start + first * rows,
                     into: attended.start + first * width, ldo: width)
-                layer.output.add(attended.start + first * width, rows: count, to: x.start + first * width)
+                layer.selfAttention.output.add(attended.start + first * width, rows: count, to: x.start + first * width)
                 layer.feedForward.add(to: x.start + first * width, rows: count, normed: normed.start + first * width,
                                       hidden: hidden.start + first * hiddenWidth)
             }
