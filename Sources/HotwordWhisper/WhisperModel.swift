@@ -78,8 +78,8 @@ public struct WhisperModel: Sendable {
     var maximumTokens: Int { decoder.dimensions.textPositions / 2 }
 
     /// The text of `samples` (16 kHz mono in [-1, 1]); audio longer than 30 s is heard in
-    /// consecutive 30 s windows, their texts joined. The encoder's matrix products are shared
-    /// out among `threads` (the decoder's steps, one token at a time, run on the caller's).
+    /// consecutive 30 s windows, their texts joined. The encoder's work and the decoder's logits
+    /// are shared out among `threads`; the rest of each decoder step runs on the caller's.
     public func transcribe(_ samples: [Float], window: AudioWindow = .full, threads: Int = 1) -> WhisperTranscript {
         _ = Self.singleThreadedBLAS
         let (mel, frames) = logMel.features(samples)
