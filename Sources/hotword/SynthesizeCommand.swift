@@ -11,8 +11,9 @@ struct SynthesizeCommand: ParsableCommand {
         commandName: "synthesize",
         abstract: "Make training clips of a wake phrase with every installed text-to-speech voice.",
         discussion: """
-            Every espeak-ng voice and variant (plus a few non-English accents), flite voice and \
-            festival voice speaks the phrase at random rate, pitch, level and surrounding silence. \
+            Every espeak-ng voice and variant (plus a few non-English accents), flite voice, \
+            festival voice, and the neural voices of piper and the voice program once \
+            scripts/install-voices.sh has installed them, speaks the phrase at random rate, pitch, level and surrounding silence. \
             Clips are 16 kHz mono 16-bit WAV in OUT/positive (and OUT/confusable, OUT/speech with \
             --negatives, OUT/sound-alike with --sound-alikes); file names start with the engine and voice. Clips a listener would not \
             recognise are dropped to OUT/dropped: silent ones, ones far shorter or longer than \
@@ -51,8 +52,18 @@ struct SynthesizeCommand: ParsableCommand {
     @Option(name: .customLong("jobs"), help: .hidden)
     var deprecatedJobs: Int?
 
-    @Option(name: .customLong("engine"), help: ArgumentHelp("Use only this engine: espeak-ng, flite or festival (repeatable; default: all installed).", valueName: "NAME"))
+    @Option(name: .customLong("engine"), help: ArgumentHelp("Use only this engine: espeak-ng, flite, festival, piper or voice-program (repeatable; default: all installed).", valueName: "NAME"))
     var engines: [EngineKind] = []
+
+    @Option(name: .customLong("piper-voices"), help: ArgumentHelp(
+        "A folder of piper voices, NAME.onnx with NAME.onnx.json (repeatable; default: \(NeuralVoices.defaultFolder.path)/voices, where scripts/install-voices.sh puts them).",
+        valueName: "DIR"))
+    var piperVoices: [String] = []
+
+    @Option(name: .customLong("voice-program"), help: ArgumentHelp(
+        "A program speaking more voices: PROGRAM --list prints NAME<TAB>LANGUAGE lines; PROGRAM --voice NAME --length-scale X --text-file FILE --out OUT.wav speaks (default: \(NeuralVoices.programName), where scripts/install-voices.sh puts it).",
+        valueName: "PROGRAM"))
+    var voiceProgram: String?
 
     func validate() throws {
         if let maxClips, maxClips < 1 { throw ValidationError("--max-clips must be at least 1, not \(maxClips).") }
@@ -68,6 +79,8 @@ struct SynthesizeCommand: ParsableCommand {
         options.check = check
         options.jobs = deprecatedJobs ?? threads
         options.engines = engines.isEmpty ? nil : Set(engines)
+        if !piperVoices.isEmpty { options.piperVoices = piperVoices.map { URL(fileURLWithPath: $0) } }
+        options.voiceProgram = voiceProgram.map { URL(fileURLWithPath: $0) }
         let report: SynthesisReport
         do {
             report = try Synthesizer(options: options).run(progress: Self.show)

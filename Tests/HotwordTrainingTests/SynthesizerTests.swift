@@ -164,7 +164,7 @@ struct SynthesizerTests {
         var options = Self.options("computer", in: folder.appendingPathComponent("clips"))
         options.engines = nil
         options.searchPath = folder.path
-        #expect(throws: SynthesisError.noEngine(looked: ["espeak-ng", "flite", "text2wave"], searchPath: folder.path)) {
+        #expect(throws: SynthesisError.noEngine(looked: ["espeak-ng", "flite", "text2wave", "piper", "hotword-voices"], searchPath: folder.path)) {
             try Synthesizer(options: options).run()
         }
         options.engines = [.flite]

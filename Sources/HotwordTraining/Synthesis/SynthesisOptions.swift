@@ -44,8 +44,13 @@ public struct SynthesisOptions: Sendable {
     public var jobs = ProcessInfo.processInfo.activeProcessorCount
     /// Engines to use; nil = every one installed.
     public var engines: Set<EngineKind>?
-    /// Where programs are looked for (a PATH-style list); nil = the PATH variable.
+    /// Where programs are looked for (a PATH-style list); nil = the PATH variable, and for the
+    /// neural voices also `NeuralVoices.defaultFolder`'s `bin`.
     public var searchPath: String?
+    /// Folders of piper voices (`NAME.onnx` with `NAME.onnx.json`).
+    public var piperVoices = [NeuralVoices.defaultFolder.appendingPathComponent("voices")]
+    /// The voice program (`VoiceProgramEngine`); nil = `hotword-voices` where it is installed.
+    public var voiceProgram: URL?
     /// The CMU pronouncing dictionary used for the check (nil: espeak-ng's reading only).
     public var dictionary: URL? = Pronouncer.defaultDictionary
     public var thresholdPerPhone = KeywordCheck.defaultThresholdPerPhone

@@ -139,6 +139,11 @@ public struct Synthesizer: Sendable {
                 } else {
                     engine = nil
                 }
+            case .piper:
+                engine = try piperEngine(subprocess)
+            case .voiceProgram:
+                engine = (options.voiceProgram ?? NeuralVoices.locate(kind.executable, subprocess, defaultSearchPath: options.searchPath == nil))
+                    .map { VoiceProgramEngine(executable: $0, subprocess: subprocess) }
             }
             if let engine {
                 engines.append(engine)
@@ -150,6 +155,21 @@ public struct Synthesizer: Sendable {
             throw .noEngine(looked: EngineKind.allCases.map(\.executable), searchPath: subprocess.searchPath)
         }
         return engines
+    }
+
+    /// piper, when its program and at least one voice are installed; asked for by name, a piper
+    /// without voices is named with the folders looked in.
+    private func piperEngine(_ subprocess: Subprocess) throws(SynthesisError) -> PiperEngine? {
+        guard let executable = NeuralVoices.locate(EngineKind.piper.executable, subprocess, defaultSearchPath: options.searchPath == nil)
+        else { return nil }
+        let engine = try PiperEngine(executable: executable, voiceFolders: options.piperVoices, subprocess: subprocess)
+        if try engine.voices().isEmpty {
+            guard options.engines == nil else {
+                throw .noPiperVoices(folders: options.piperVoices.map(\.path))
+            }
+            return nil
+        }
+        return engine
     }
 
     /// `options.soundAlikes` real words from the pronouncing dictionary that sound like the
