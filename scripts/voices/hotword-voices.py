@@ -12,7 +12,9 @@ hibari's grapheme-to-phoneme rules (an accent), alone and blended in pairs (a vo
 piper's voices are not here: hotword runs piper itself.
 """
 import argparse
+import hashlib
 import itertools
+import os
 import sys
 import wave
 
@@ -33,6 +35,24 @@ def hibari():
     return Hibari(threads=1)
 
 
+def phonemes(text):
+    """hibari's US English phonemes for the text, kept in $HOTWORD_VOICES_CACHE: its rules take a
+    second to load, and synthesis says the same few texts in many voices."""
+    cache = os.environ.get("HOTWORD_VOICES_CACHE")
+    path = cache and os.path.join(cache, "phonemes", hashlib.sha256(text.encode()).hexdigest() + ".txt")
+    if path and os.path.exists(path):
+        with open(path, encoding="utf-8") as file:
+            return file.read()
+    found = " ".join(hibari().phonemize(text))
+    if path:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        partial = f"{path}.{os.getpid()}.partial"
+        with open(partial, "w", encoding="utf-8") as file:
+            file.write(found)
+        os.replace(partial, path)
+    return found
+
+
 def speak_hibari(text, length_scale):
     return np.asarray(hibari()(text, speed=1.0 / length_scale), np.float32), 24000
 
@@ -47,8 +67,7 @@ def speak_kokoro(names, text, length_scale):
     with (data / "voices_ja.npz").open("rb") as file:
         styles = np.load(file)
         style = sum(styles[name].astype(np.float32) for name in names) / len(names)
-    phonemes = " ".join(hibari().phonemize(text))
-    tokens = [vocabulary[c] for c in phonemes if c in vocabulary][:510]
+    tokens = [vocabulary[c] for c in phonemes(text) if c in vocabulary][:510]
     if not tokens:
         raise SystemExit(f"hotword-voices: nothing to say in {text!r}")
     settings = onnxruntime.SessionOptions()
