@@ -129,7 +129,11 @@ unit systemd/hotword-whisper.service "$stage/lib/systemd/system/hotword-whisper.
 install -m 0755 scripts/install-whisper.sh "$stage/usr/share/hotword/install-whisper.sh"
 install -m 0755 scripts/install-voices.sh "$stage/usr/share/hotword/install-voices.sh"
 install -m 0644 scripts/python-venv.sh "$stage/usr/share/hotword/python-venv.sh"
-install -D -m 0644 scripts/voices/hotword-voices.py "$stage/usr/share/hotword/voices/hotword-voices.py"
+# Run by install-voices.sh's Python environment, never as a script of its own: no #! line, so the
+# package needs no python3.
+install -d "$stage/usr/share/hotword/voices"
+sed '1{/^#!/d}' scripts/voices/hotword-voices.py > "$stage/usr/share/hotword/voices/hotword-voices.py"
+chmod 0644 "$stage/usr/share/hotword/voices/hotword-voices.py"
 install -m 0755 scripts/train-word.sh "$stage/usr/share/hotword/train-word.sh"
 unit systemd/user/hotword.service "$stage/usr/lib/systemd/user/hotword.service"
 
