@@ -105,6 +105,16 @@ struct NeuralVoiceTests {
         }
     }
 
+    @Test func aBlendIsAVoiceOfItsOwnInTheReportAnEspeakVariantIsNot() {
+        func entry(_ engine: EngineKind, _ voice: String) -> ManifestEntry {
+            ManifestEntry(file: nil, kind: .positive, text: "computer", engine: engine, voice: voice, language: "en-us", rate: 1, pitch: 1,
+                          levelDB: -6, leadSeconds: 0.1, tailSeconds: 0.1, speechSeconds: nil, kept: false, reason: "failed", rule: nil)
+        }
+        #expect(SynthesisReport.voiceFamily(entry(.espeakNG, "en-us+m3")) == "espeak-ng en-us")
+        #expect(SynthesisReport.voiceFamily(entry(.voiceProgram, "kokoro-jf_alpha+jm_kumo")) == "voice-program kokoro-jf_alpha+jm_kumo")
+        #expect(SynthesisReport.voiceFamily(entry(.piper, "en_US-joe-medium")) == "piper en_US-joe-medium")
+    }
+
     /// Four clips of "computer" from the engine, most of them heard by pocketsphinx, each at 16 kHz
     /// and about as long as the rate asked for says.
     static func speak(_ engine: EngineKind, prefix: URL) throws {

@@ -39,7 +39,8 @@ public struct SynthesisReport: Sendable {
 
     /// "espeak-ng en-us" for every variant of that voice, "flite slt", "festival kal_diphone".
     public static func voiceFamily(_ entry: ManifestEntry) -> String {
-        "\(entry.engine.rawValue) \(entry.voice.split(separator: "+").first.map(String.init) ?? entry.voice)"
+        guard entry.engine == .espeakNG else { return "\(entry.engine.rawValue) \(entry.voice)" }
+        return "\(entry.engine.rawValue) \(entry.voice.split(separator: "+").first.map(String.init) ?? entry.voice)"
     }
 
     /// The espeak-ng variant ("m3", "klatt", or "none"), for other engines the voice.
